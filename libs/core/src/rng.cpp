@@ -1,0 +1,241 @@
+#include "dpx/core/rng.hpp"
+
+#include <Random123/philox.h>
+// Random123 defines a function-like macro philox4x32(c, k) that would shadow our class.
+#undef philox4x32
+#include <sys/random.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+
+namespace dpx::rng {
+
+namespace {
+
+constexpr std::uint32_t kM0 = 0xD2511F53u;  // Random123 PHILOX_M4x32_0
+constexpr std::uint32_t kM1 = 0xCD9E8D57u;  // PHILOX_M4x32_1
+constexpr std::uint32_t kW0 = 0x9E3779B9u;  // PHILOX_W32_0 (golden ratio)
+constexpr std::uint32_t kW1 = 0xBB67AE85u;  // PHILOX_W32_1 (sqrt(3) - 1)
+
+// Blocks per SIMD chunk: 8 lanes of AVX2 x 4 keeps all state in registers/L1.
+constexpr std::size_t kChunk = 32;
+
+enum kind : int { kU32 = 0, kU01 = 1, kOpen01 = 2 };
+
+// Exact conversion of a 53-bit integer to double via two exactly representable halves, so the
+// vectoriser needs only int32 -> double conversions (AVX2 has no 64-bit integer converts).
+inline double to_double53(std::uint64_t v) {
+  const auto hi = static_cast<std::int32_t>(v >> 26);                  // 27 bits
+  const auto lo = static_cast<std::int32_t>(v & ((1u << 26) - 1u));   // 26 bits
+  return static_cast<double>(hi) * 0x1p26 + static_cast<double>(lo);
+}
+
+// Philox4x32-10 on nblocks (<= kChunk) consecutive counters, structure-of-arrays so that the
+// 32x32->64 multiplies vectorise (vpmuludq). Output layout depends on K.
+template <int K>
+[[gnu::always_inline]] inline void philox_chunk(std::uint32_t k0,
+                                                std::uint32_t k1,
+                                                std::uint64_t first,
+                                                std::uint32_t w2,
+                                                std::uint32_t w3,
+                                                std::size_t nblocks,
+                                                void* out) {
+  std::uint32_t c0[kChunk], c1[kChunk], c2[kChunk], c3[kChunk];
+  for (std::size_t i = 0; i < kChunk; ++i) {
+    const std::uint64_t b = first + i;
+    c0[i] = static_cast<std::uint32_t>(b);
+    c1[i] = static_cast<std::uint32_t>(b >> 32);
+    c2[i] = w2;
+    c3[i] = w3;
+  }
+  for (int r = 0; r < 10; ++r) {
+    for (std::size_t i = 0; i < kChunk; ++i) {
+      const std::uint64_t p0 = static_cast<std::uint64_t>(kM0) * c0[i];
+      const std::uint64_t p1 = static_cast<std::uint64_t>(kM1) * c2[i];
+      const std::uint32_t n0 = static_cast<std::uint32_t>(p1 >> 32) ^ c1[i] ^ k0;
+      const std::uint32_t n1 = static_cast<std::uint32_t>(p1);
+      const std::uint32_t n2 = static_cast<std::uint32_t>(p0 >> 32) ^ c3[i] ^ k1;
+      const std::uint32_t n3 = static_cast<std::uint32_t>(p0);
+      c0[i] = n0;
+      c1[i] = n1;
+      c2[i] = n2;
+      c3[i] = n3;
+    }
+    k0 += kW0;
+    k1 += kW1;
+  }
+  if constexpr (K == kU32) {
+    auto* o = static_cast<std::uint32_t*>(out);
+    for (std::size_t i = 0; i < nblocks; ++i) {
+      o[4 * i] = c0[i];
+      o[4 * i + 1] = c1[i];
+      o[4 * i + 2] = c2[i];
+      o[4 * i + 3] = c3[i];
+    }
+  } else {
+    auto* o = static_cast<double*>(out);
+    const double off = (K == kOpen01) ? 0.5 : 0.0;
+    for (std::size_t i = 0; i < nblocks; ++i) {
+      const std::uint64_t a = (static_cast<std::uint64_t>(c0[i]) | (std::uint64_t{c1[i]} << 32)) >> 11;
+      const std::uint64_t b = (static_cast<std::uint64_t>(c2[i]) | (std::uint64_t{c3[i]} << 32)) >> 11;
+      o[2 * i] = (to_double53(a) + off) * 0x1p-53;
+      o[2 * i + 1] = (to_double53(b) + off) * 0x1p-53;
+    }
+  }
+}
+
+// Function multiversioning: an AVX2 clone and the x86-64 baseline, chosen at load time. Integer
+// arithmetic is exact and the double conversion above is exact, so every clone produces the
+// same bits (checked by tests/core against the scalar Random123 path).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define DPX_SIMD_CLONES [[gnu::target_clones("avx2", "default")]]
+#else
+#define DPX_SIMD_CLONES
+#endif
+
+template <int K, class T>
+[[gnu::always_inline]] inline void philox_blocks(std::uint32_t k0,
+                                                 std::uint32_t k1,
+                                                 std::uint64_t first,
+                                                 std::uint32_t w2,
+                                                 std::uint32_t w3,
+                                                 std::size_t nblocks,
+                                                 T* out) {
+  constexpr std::size_t per_block = (K == kU32) ? 4 : 2;
+  while (nblocks > 0) {
+    const std::size_t m = std::min(nblocks, kChunk);
+    philox_chunk<K>(k0, k1, first, w2, w3, m, out);
+    first += m;
+    nblocks -= m;
+    out += per_block * m;
+  }
+}
+
+DPX_SIMD_CLONES void blocks_u32(std::uint32_t k0, std::uint32_t k1, std::uint64_t first,
+                                std::uint32_t w2, std::uint32_t w3, std::size_t n,
+                                std::uint32_t* out) {
+  philox_blocks<kU32>(k0, k1, first, w2, w3, n, out);
+}
+DPX_SIMD_CLONES void blocks_u01(std::uint32_t k0, std::uint32_t k1, std::uint64_t first,
+                                std::uint32_t w2, std::uint32_t w3, std::size_t n, double* out) {
+  philox_blocks<kU01>(k0, k1, first, w2, w3, n, out);
+}
+DPX_SIMD_CLONES void blocks_open01(std::uint32_t k0, std::uint32_t k1, std::uint64_t first,
+                                   std::uint32_t w2, std::uint32_t w3, std::size_t n,
+                                   double* out) {
+  philox_blocks<kOpen01>(k0, k1, first, w2, w3, n, out);
+}
+
+}  // namespace
+
+philox4x32::counter_type philox4x32::block(const counter_type& counter,
+                                           const key_type& key) noexcept {
+  r123::Philox4x32 g;
+  r123::Philox4x32::ctr_type c = {{counter[0], counter[1], counter[2], counter[3]}};
+  r123::Philox4x32::key_type k = {{key[0], key[1]}};
+  const auto y = g(c, k);
+  return {y[0], y[1], y[2], y[3]};
+}
+
+void philox4x32::refill() noexcept {
+  const counter_type y = block(ctr_, key_);
+  std::copy(y.begin(), y.end(), buf_.begin());
+  idx_ = 0;
+  set_block_index(block_index() + 1);
+}
+
+void philox4x32::discard(unsigned long long z) noexcept {
+  const unsigned long long avail = 4 - idx_;
+  if (z <= avail) {
+    idx_ += static_cast<unsigned>(z);
+    return;
+  }
+  z -= avail;
+  idx_ = 4;
+  set_block_index(block_index() + z / 4);
+  const auto rest = static_cast<unsigned>(z % 4);
+  if (rest != 0) {
+    refill();
+    idx_ = rest;
+  }
+}
+
+void philox4x32::fill(std::span<std::uint32_t> out) noexcept {
+  std::size_t i = 0;
+  while (i < out.size() && idx_ != 4) out[i++] = (*this)();
+  const std::size_t nblocks = (out.size() - i) / 4;
+  if (nblocks > 0) {
+    blocks_u32(key_[0], key_[1], block_index(), ctr_[2], ctr_[3], nblocks, out.data() + i);
+    set_block_index(block_index() + nblocks);
+    i += 4 * nblocks;
+  }
+  while (i < out.size()) out[i++] = (*this)();
+}
+
+template <int Kind>
+void philox4x32::fill_doubles(std::span<double> out) noexcept {
+  auto scalar = [this]() { return Kind == kU01 ? uniform01() : uniform_open01(); };
+  std::size_t i = 0;
+  // Drain a partly used block first so the bulk path starts on a block boundary; an odd word
+  // left over (idx_ == 1 or 3) is consumed exactly as the scalar calls would.
+  while (i < out.size() && idx_ != 4) out[i++] = scalar();
+  const std::size_t nblocks = (out.size() - i) / 2;
+  if (nblocks > 0) {
+    if constexpr (Kind == kU01) {
+      blocks_u01(key_[0], key_[1], block_index(), ctr_[2], ctr_[3], nblocks, out.data() + i);
+    } else {
+      blocks_open01(key_[0], key_[1], block_index(), ctr_[2], ctr_[3], nblocks, out.data() + i);
+    }
+    set_block_index(block_index() + nblocks);
+    i += 2 * nblocks;
+  }
+  while (i < out.size()) out[i++] = scalar();
+}
+
+void philox4x32::fill_uniform01(std::span<double> out) noexcept { fill_doubles<kU01>(out); }
+void philox4x32::fill_uniform_open01(std::span<double> out) noexcept {
+  fill_doubles<kOpen01>(out);
+}
+
+philox4x32 stream(std::uint64_t base_seed,
+                  std::uint64_t cell_hash,
+                  std::uint32_t replication,
+                  purpose p) noexcept {
+  const std::uint64_t k = mix64(mix64(base_seed) ^ cell_hash);
+  return philox4x32({static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(k >> 32)},
+                    {0, 0, replication, static_cast<std::uint32_t>(p)});
+}
+
+void os_random::refill() {
+  auto* p = reinterpret_cast<unsigned char*>(buf_.data());
+  std::size_t need = sizeof buf_;
+  while (need > 0) {
+    const ssize_t got = getrandom(p, need, 0);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw std::system_error(errno, std::generic_category(), "getrandom");
+    }
+    p += got;
+    need -= static_cast<std::size_t>(got);
+  }
+  idx_ = 0;
+}
+
+os_random::result_type os_random::operator()() {
+  if (idx_ == buf_.size()) refill();
+  const auto v = buf_[idx_];
+  buf_[idx_++] = 0;  // do not keep used randomness in memory
+  return v;
+}
+
+philox4x32 os_seeded_philox() {
+  os_random os;
+  const std::uint64_t k = os();
+  const std::uint64_t c = os();
+  return philox4x32({static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(k >> 32)},
+                    {0, 0, static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(c >> 32)});
+}
+
+}  // namespace dpx::rng

@@ -1,0 +1,189 @@
+// Properties checked (dpx::rng):
+//  * Philox4x32-10 known answer: C++26 [rand.eng.philox] requires the 10000th output of a
+//    default-constructed philox4x32 to be 1955073260.
+//  * The engine equals Random123's raw philox4x32 bijection block by block.
+//  * Bulk fills (SIMD clones) equal the scalar stream bit for bit, for every starting offset
+//    within a block and every length, and leave the engine in the same state.
+//  * discard(z) equals z calls.
+//  * Keyed streams: identical keys give identical streams; any change of seed, cell,
+//    replication or purpose gives a different stream; streams do not depend on thread count.
+//  * uniform01 in [0,1), uniform_open01 in (0,1), 53-bit resolution; mean and variance.
+//  * uniform_below is unbiased (chi-square on n = 3) and in range.
+#include <Random123/philox.h>
+// Random123 defines a function-like macro philox4x32(c, k) that would shadow our class.
+#undef philox4x32
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "dpx/core/rng.hpp"
+
+namespace dpx::rng {
+namespace {
+
+TEST(Philox, Cxx26KnownAnswer) {
+  philox4x32 g;
+  for (int i = 0; i < 9999; ++i) g();
+  EXPECT_EQ(g(), 1955073260u);
+}
+
+TEST(Philox, MatchesRandom123Blocks) {
+  philox4x32 g({0xdeadbeefu, 0x12345678u}, {5, 0, 7, 2});
+  r123::Philox4x32 ref;
+  for (std::uint32_t b = 5; b < 50; ++b) {
+    auto y = ref({{b, 0, 7, 2}}, {{0xdeadbeefu, 0x12345678u}});
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(g(), y[j]);
+  }
+}
+
+TEST(Philox, CounterCarriesIntoSecondWord) {
+  philox4x32 g({1, 2}, {0xffffffffu, 0, 3, 4});
+  for (int j = 0; j < 4; ++j) g();
+  EXPECT_EQ(g.counter()[0], 0u);
+  EXPECT_EQ(g.counter()[1], 1u);
+  auto y = philox4x32::block({0, 1, 3, 4}, {1, 2});
+  EXPECT_EQ(g(), y[0]);
+}
+
+TEST(Philox, BulkU32EqualsScalarForEveryOffsetAndLength) {
+  for (unsigned offset = 0; offset < 4; ++offset) {
+    for (std::size_t len : {0u, 1u, 3u, 4u, 5u, 127u, 128u, 129u, 1000u}) {
+      philox4x32 a = stream(1, 2, 3, purpose::noise);
+      a.discard(offset);
+      philox4x32 b = a;
+      std::vector<std::uint32_t> bulk(len);
+      a.fill(bulk);
+      for (std::size_t i = 0; i < len; ++i) ASSERT_EQ(bulk[i], b()) << offset << " " << i;
+      EXPECT_TRUE(a == b);
+      EXPECT_EQ(a(), b());
+    }
+  }
+}
+
+TEST(Philox, BulkDoublesEqualScalarForEveryOffsetAndLength) {
+  for (unsigned offset = 0; offset < 4; ++offset) {
+    for (std::size_t len : {0u, 1u, 2u, 3u, 63u, 64u, 65u, 64u * 33u + 1u}) {
+      philox4x32 a = stream(9, 8, 7, purpose::data);
+      a.discard(offset);
+      philox4x32 b = a;
+      std::vector<double> bulk(len);
+      a.fill_uniform01(bulk);
+      for (std::size_t i = 0; i < len; ++i) ASSERT_EQ(bulk[i], b.uniform01()) << offset << " " << i;
+      EXPECT_TRUE(a == b);
+      a.fill_uniform_open01(bulk);
+      for (std::size_t i = 0; i < len; ++i) ASSERT_EQ(bulk[i], b.uniform_open01());
+      EXPECT_TRUE(a == b);
+    }
+  }
+}
+
+TEST(Philox, DiscardEqualsCalls) {
+  for (unsigned long long z : {0ull, 1ull, 3ull, 4ull, 5ull, 17ull, 1000ull}) {
+    for (unsigned pre = 0; pre < 4; ++pre) {
+      philox4x32 a(42), b(42);
+      for (unsigned i = 0; i < pre; ++i) {
+        a();
+        b();
+      }
+      a.discard(z);
+      for (unsigned long long i = 0; i < z; ++i) b();
+      EXPECT_EQ(a(), b()) << z << " " << pre;
+    }
+  }
+}
+
+TEST(Streams, SameKeySameStreamAnyChangeDiffers) {
+  auto first = [](philox4x32 g) {
+    std::vector<std::uint32_t> v(8);
+    g.fill(v);
+    return v;
+  };
+  const auto base = first(stream(1, 2, 3, purpose::data));
+  EXPECT_EQ(base, first(stream(1, 2, 3, purpose::data)));
+  std::set<std::vector<std::uint32_t>> seen{base};
+  seen.insert(first(stream(2, 2, 3, purpose::data)));
+  seen.insert(first(stream(1, 3, 3, purpose::data)));
+  seen.insert(first(stream(1, 2, 4, purpose::data)));
+  seen.insert(first(stream(1, 2, 3, purpose::noise)));
+  EXPECT_EQ(seen.size(), 5u);
+}
+
+TEST(Streams, IndependentOfThreadCount) {
+  // Replication r computed on its own thread equals replication r computed serially.
+  constexpr int reps = 8;
+  std::vector<double> serial(reps), threaded(reps);
+  for (int r = 0; r < reps; ++r) serial[r] = stream(7, 11, r, purpose::noise).uniform01();
+  std::vector<std::thread> ts;
+  for (int r = 0; r < reps; ++r)
+    ts.emplace_back([&, r] { threaded[r] = stream(7, 11, r, purpose::noise).uniform01(); });
+  for (auto& t : ts) t.join();
+  EXPECT_EQ(serial, threaded);
+}
+
+TEST(Uniform, RangeAndResolution) {
+  // uniform01 = k * 2^-53 with k < 2^53; uniform_open01 = (k + 1/2) * 2^-53.
+  philox4x32 g(3);
+  for (int i = 0; i < 100000; ++i) {
+    const double u = g.uniform01();
+    ASSERT_GE(u, 0.0);
+    ASSERT_LT(u, 1.0);
+    const double k = u * 0x1p53;
+    ASSERT_EQ(k, std::floor(k));
+    const double v = g.uniform_open01();
+    ASSERT_GT(v, 0.0);
+    ASSERT_LT(v, 1.0);
+  }
+}
+
+TEST(Uniform, MomentsWithinClt) {
+  // n = 10^6 draws: mean has sd 1/sqrt(12 n) = 2.9e-4; 6 sd gives a false-positive rate
+  // < 2e-9. The variance estimate has sd ~ sqrt(1/180 n) = 7.5e-5; 6 sd likewise.
+  philox4x32 g = stream(123, 0, 0, purpose::aux);
+  std::vector<double> u(1000000);
+  g.fill_uniform01(u);
+  double m = 0, v = 0;
+  for (double x : u) m += x;
+  m /= static_cast<double>(u.size());
+  for (double x : u) v += (x - m) * (x - m);
+  v /= static_cast<double>(u.size());
+  EXPECT_NEAR(m, 0.5, 6 * 2.9e-4);
+  EXPECT_NEAR(v, 1.0 / 12, 6 * 7.5e-5);
+}
+
+TEST(Uniform, UniformBelowUnbiased) {
+  // Chi-square with 2 df on 3 cells, 3e5 draws: threshold 27.6 gives false-positive rate 1e-6.
+  philox4x32 g(99);
+  std::array<double, 3> c{};
+  const int n = 300000;
+  for (int i = 0; i < n; ++i) {
+    const auto k = uniform_below(g, 3);
+    ASSERT_LT(k, 3u);
+    c[k] += 1;
+  }
+  double chi2 = 0;
+  for (double x : c) chi2 += (x - n / 3.0) * (x - n / 3.0) / (n / 3.0);
+  EXPECT_LT(chi2, 27.6);
+}
+
+TEST(OsRandom, ProducesVaryingFullRangeBits) {
+  os_random os;
+  std::set<std::uint64_t> s;
+  std::uint64_t orv = 0;
+  for (int i = 0; i < 200; ++i) {
+    const auto x = os();
+    s.insert(x);
+    orv |= x;
+  }
+  EXPECT_EQ(s.size(), 200u);
+  EXPECT_EQ(orv, ~std::uint64_t{0});
+  const double u = uniform01(os);
+  EXPECT_GE(u, 0.0);
+  EXPECT_LT(u, 1.0);
+  EXPECT_FALSE(os_seeded_philox() == os_seeded_philox());
+}
+
+}  // namespace
+}  // namespace dpx::rng
