@@ -1,0 +1,76 @@
+// dpx: command-line front end. Subcommands register themselves (command.hpp).
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <stdexcept>
+
+#include "command.hpp"
+
+namespace dpx::cli {
+
+namespace {
+std::vector<command>& registry() {
+  static std::vector<command> r;
+  return r;
+}
+}  // namespace
+
+bool register_command(std::string name, std::string description, setup_fn setup) {
+  registry().push_back({std::move(name), std::move(description), std::move(setup)});
+  return true;
+}
+
+const std::vector<command>& commands() { return registry(); }
+
+}  // namespace dpx::cli
+
+int main(int argc, char** argv) {
+  // Replications are the unit of parallelism: BLAS must stay single-threaded inside them
+  // (reproducible reductions, no oversubscription). Set before OpenBLAS initialises.
+  setenv("OPENBLAS_NUM_THREADS", "1", 0);
+
+  CLI::App app{
+      "dpx: differential privacy for optimization and statistics, with a reproducible "
+      "experiment harness.",
+      "dpx"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("dpx ") + DPX_VERSION);
+
+  auto cmds = dpx::cli::commands();
+  std::sort(cmds.begin(), cmds.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  std::map<CLI::App*, dpx::cli::action> actions;
+  for (const auto& c : cmds) {
+    CLI::App* sub = app.add_subcommand(c.name, c.description);
+    actions[sub] = c.setup(*sub);
+  }
+
+  std::string where = "dpx";
+  try {
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+      return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+      return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+      for (auto* sub : app.get_subcommands()) where = "dpx " + sub->get_name();
+      std::cerr << where << ": error: " << e.what() << "\n";
+      return dpx::cli::exit_usage;
+    }
+    for (auto* sub : app.get_subcommands()) {
+      where = "dpx " + sub->get_name();
+      return actions.at(sub)();
+    }
+    return dpx::cli::exit_usage;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << where << ": error: " << e.what() << "\n";
+    return dpx::cli::exit_usage;
+  } catch (const std::exception& e) {
+    std::cerr << where << ": error: " << e.what() << "\n";
+    return dpx::cli::exit_failure;
+  }
+}

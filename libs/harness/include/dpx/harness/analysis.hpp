@@ -1,0 +1,143 @@
+#pragma once
+/// \file
+/// From tidy rows to everything a reader looks at: per-cell summaries, log-log rate fits with
+/// deterministic bootstrap confidence intervals, Markdown/LaTeX tables (written by C++), figures
+/// (rendered by matplotlib through /usr/bin/python3 from the CSVs) and a report.md linking them.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dpx/harness/results.hpp"
+
+namespace dpx::harness {
+
+/// A parameter filter: keep rows whose parameter `name` renders exactly as `value`.
+struct row_filter {
+  std::string name;
+  std::string value;
+};
+
+/// One figure of a preset ([[figure]] in TOML).
+struct figure_spec {
+  std::string name;                     ///< file stem: figures/<name>.pdf/.png
+  std::string title;                    ///< optional
+  std::string x;                        ///< swept parameter on the x axis
+  std::string y;                        ///< metric on the y axis
+  std::string statistic = "mean";       ///< "mean" or "median" of y per x
+  std::vector<std::string> series;      ///< parameters that split curves
+  std::vector<row_filter> where;        ///< restrict rows
+  bool logx = true;
+  bool logy = true;
+  std::vector<double> reference_slopes; ///< dashed reference lines with these log-log slopes
+  std::string xlabel, ylabel;           ///< optional axis labels (mathtext allowed)
+};
+
+/// One rate check of a preset ([[rate]] in TOML).
+struct rate_spec {
+  std::string name;                        ///< identifier in rates.csv; defaults to "<y>_vs_<x>"
+  std::string x;                           ///< swept parameter
+  std::string y;                           ///< metric
+  std::string statistic = "mean";          ///< aggregate of y per x before taking logs
+  std::vector<std::string> group_by;       ///< one fit per distinct combination
+  std::vector<row_filter> where;           ///< restrict rows
+  std::optional<std::pair<double, double>> fit_range;  ///< inclusive x range for the fit
+  double expected_slope = 0;
+  double tolerance = 0.1;                  ///< |fitted - expected| must not exceed this
+  bool informational = false;              ///< reported but never gates `dpx run --check`
+  std::string description;                 ///< one line for the tables
+};
+
+/// Result of one rate check for one group.
+struct rate_result {
+  std::string rate;                        ///< rate_spec::name
+  std::string group;                       ///< "epsilon=0.1, mechanism=laplace" ("" if none)
+  std::vector<std::pair<std::string, std::string>> group_values;
+  double slope = 0, intercept = 0, r2 = 0;
+  double ci_lo = 0, ci_hi = 0;             ///< bootstrap percentile 95% interval of the slope
+  double expected = 0, tolerance = 0;
+  std::size_t points = 0;                  ///< x values inside the fit range
+  std::size_t replications = 0;            ///< replications per x (minimum over x)
+  bool pass = false;                       ///< expected in [ci_lo, ci_hi] and |slope-expected| <= tol
+  bool informational = false;
+  std::string note;                        ///< why a fit could not be made, if so
+};
+
+struct analysis_options {
+  std::uint64_t base_seed = 0;    ///< keys the bootstrap streams (deterministic CIs)
+  int bootstrap = 2000;           ///< bootstrap resamples
+  double confidence = 0.95;
+  bool figures = true;            ///< render figures with matplotlib if available
+  std::string python = "/usr/bin/python3";
+  std::string preset_name;        ///< for titles and report.md
+  std::string description;        ///< one paragraph for report.md
+};
+
+/// Fits every rate spec to the tidy rows (failed rows excluded). Replications are resampled
+/// jointly across x (the same replication indices for every x), which respects common random
+/// numbers; the bootstrap stream is rng::stream(base_seed, stable_hash(rate + group), 0,
+/// purpose::bootstrap).
+std::vector<rate_result> fit_rates(const tidy_table& t,
+                                   const std::vector<rate_spec>& rates,
+                                   const analysis_options& options);
+
+/// OLS fit of log y = a + b log x. Returns {a, b, r2}. Needs >= 2 distinct positive x and y.
+struct loglog_fit {
+  double intercept, slope, r2;
+};
+loglog_fit fit_loglog(const std::vector<double>& x, const std::vector<double>& y);
+
+/// Checks figure and rate specs against the table's columns before anything runs: x, group_by,
+/// series and where name parameters, y names a metric, statistic is "mean" or "median",
+/// tolerance >= 0, fit_range lo <= hi, x is not also a group_by/series parameter. Throws
+/// std::invalid_argument naming the spec and the valid names.
+void validate_specs(const std::vector<figure_spec>& figures,
+                    const std::vector<rate_spec>& rates,
+                    const std::vector<std::string>& param_names,
+                    const std::vector<std::string>& metric_names);
+
+/// Summary statistics of one metric in one cell (a row of summary.csv).
+struct summary_stats {
+  std::size_t n_reps = 0;    ///< values used: ok rows whose value is not NaN
+  std::size_t n_failed = 0;  ///< rows with status "failed"
+  double mean = 0, sd = 0, se = 0;  ///< sd with the n-1 denominator; se = sd / sqrt(n)
+  double median = 0, q25 = 0, q75 = 0;  ///< type-7 (linear interpolation) quantiles
+  double ci_lo = 0, ci_hi = 0;          ///< mean -/+ 1.959964 se (normal 95% CI of the mean)
+};
+/// Statistics of values (NaN entries are skipped); every statistic is NaN when no value is
+/// left, sd/se/ci are NaN with a single value.
+summary_stats summarize(const std::vector<double>& values, std::size_t n_failed = 0);
+/// Type-7 quantile (Hyndman & Fan 1996; R's default, numpy's "linear") of sorted data,
+/// p in [0, 1]. NaN for empty input.
+double quantile_sorted(const std::vector<double>& sorted, double p);
+
+/// summary.csv content (long layout, one row per cell x metric; see docs/outputs.md).
+std::string summary_csv(const tidy_table& t);
+/// rates.csv content.
+std::string rates_csv(const std::vector<rate_result>& results);
+/// rates.md content: a Markdown pipe table plus notes.
+std::string rates_markdown(const std::vector<rate_result>& results, double confidence = 0.95);
+/// rates.tex content: a LaTeX booktabs tabular (needs \usepackage{booktabs}).
+std::string rates_latex(const std::vector<rate_result>& results, double confidence = 0.95);
+
+/// Locates dpx_plot.py: $DPX_PLOT_SCRIPT, else <dir of the executable>/../share/dpx/dpx_plot.py
+/// (installed layout), else the source tree's libs/harness/python/dpx_plot.py. Empty path if
+/// none exists.
+std::filesystem::path find_plot_script();
+
+/// Writes summary.csv, rates.csv, rates.json, rates.md, rates.tex, figures/figures.json,
+/// figures/<name>.pdf/.png (if enabled and matplotlib is present) and report.md into out_dir,
+/// all atomically (docs/outputs.md). Throws std::invalid_argument on bad specs
+/// (validate_specs); never throws because plotting failed (report.md says why). Returns the rate results. Sets
+/// *figures_rendered (if given) to whether figures were produced.
+std::vector<rate_result> write_analysis(const tidy_table& t,
+                                        const std::vector<figure_spec>& figures,
+                                        const std::vector<rate_spec>& rates,
+                                        const std::filesystem::path& out_dir,
+                                        const analysis_options& options,
+                                        bool* figures_rendered = nullptr);
+
+}  // namespace dpx::harness

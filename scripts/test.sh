@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Build dpx and run every test with CTest.
+#   scripts/test.sh              release preset (unit, statistical, rate_smoke, integration)
+#   scripts/test.sh --sanitize   the same suite under AddressSanitizer + UBSan (asan preset)
+# Installs missing Debian packages first (as root) or prints the apt-get line and exits 1.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=deps.sh
+source scripts/deps.sh
+
+preset=release
+for arg in "$@"; do
+  case "$arg" in
+    --sanitize) preset=asan ;;
+    -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+    *) echo "scripts/test.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+dpx_ensure_packages
+jobs=$(nproc)
+start=$(date +%s)
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset" -j "$jobs"
+built=$(date +%s)
+echo "dpx: build ($preset) took $((built - start)) s" >&2
+ctest --preset "$preset" -j "$jobs"
