@@ -27,7 +27,10 @@ std::string event_name(const privacy_event& e) {
                                [](const discrete_gaussian_event&) { return "discrete_gaussian"; },
                                [](const randomized_response_event&) { return "randomized_response"; },
                                [](const zcdp_event&) { return "zcdp"; },
-                               [](const discrete_pair_event&) { return "discrete_pair"; }},
+                               [](const discrete_pair_event&) { return "discrete_pair"; },
+                               [](const exponential_mechanism_event&) {
+                                 return "exponential_mechanism";
+                               }},
                     e);
 }
 

@@ -84,6 +84,14 @@ struct discrete_pair_event {
   std::vector<double> q;
 };
 
+/// The exponential mechanism (McSherry & Talwar 2007) / report-noisy-max with Gumbel noise,
+/// selecting with probability proportional to exp(epsilon u / (2 Delta_u)) (or exp(epsilon u /
+/// Delta_u) for monotone utilities): epsilon-DP and epsilon-bounded-range (Durfee & Rogers
+/// 2019), hence (epsilon^2 / 8)-zCDP (Cesar & Rogers 2021, Lemma 3.2).
+struct exponential_mechanism_event {
+  double epsilon;
+};
+
 using privacy_event = std::variant<pure_dp_event,
                                    approx_dp_event,
                                    laplace_event,
@@ -93,7 +101,8 @@ using privacy_event = std::variant<pure_dp_event,
                                    discrete_gaussian_event,
                                    randomized_response_event,
                                    zcdp_event,
-                                   discrete_pair_event>;
+                                   discrete_pair_event,
+                                   exponential_mechanism_event>;
 
 /// Short name of the event's kind ("laplace", "gaussian", ...).
 std::string event_name(const privacy_event& e);

@@ -56,11 +56,13 @@ struct rate_result {
   std::string rate;                        ///< rate_spec::name
   std::string group;                       ///< "epsilon=0.1, mechanism=laplace" ("" if none)
   std::vector<std::pair<std::string, std::string>> group_values;
-  double slope = 0, intercept = 0, r2 = 0;
-  double ci_lo = 0, ci_hi = 0;             ///< bootstrap percentile 95% interval of the slope
+  double slope = 0, intercept = 0, r2 = 0;  ///< log y = intercept + slope log x (natural logs),
+                                           ///< R^2 of that fit; NaN when no fit was made
+  double ci_lo = 0, ci_hi = 0;             ///< joint-bootstrap percentile interval of the slope
+                                           ///< at options.confidence (NaN when no fit)
   double expected = 0, tolerance = 0;
   std::size_t points = 0;                  ///< x values inside the fit range
-  std::size_t replications = 0;            ///< replications per x (minimum over x)
+  std::size_t replications = 0;            ///< replications present at every x (used in the fit)
   bool pass = false;                       ///< expected in [ci_lo, ci_hi] and |slope-expected| <= tol
   bool informational = false;
   std::string note;                        ///< why a fit could not be made, if so
@@ -132,12 +134,14 @@ std::filesystem::path find_plot_script();
 /// figures/<name>.pdf/.png (if enabled and matplotlib is present) and report.md into out_dir,
 /// all atomically (docs/outputs.md). Throws std::invalid_argument on bad specs
 /// (validate_specs); never throws because plotting failed (report.md says why). Returns the rate results. Sets
-/// *figures_rendered (if given) to whether figures were produced.
+/// *figures_rendered (if given) to whether figures were produced, and *figures_note (if given)
+/// to why not ("" when they were).
 std::vector<rate_result> write_analysis(const tidy_table& t,
                                         const std::vector<figure_spec>& figures,
                                         const std::vector<rate_spec>& rates,
                                         const std::filesystem::path& out_dir,
                                         const analysis_options& options,
-                                        bool* figures_rendered = nullptr);
+                                        bool* figures_rendered = nullptr,
+                                        std::string* figures_note = nullptr);
 
 }  // namespace dpx::harness

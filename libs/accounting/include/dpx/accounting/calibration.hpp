@@ -1,0 +1,68 @@
+#pragma once
+/// \file
+/// One-call accounting and calibration for the Gaussian (optionally Poisson-subsampled) and
+/// Laplace mechanisms under every method, as used by `dpx account` / `dpx calibrate` and the
+/// accounting_tightness experiment. All results are upper bounds on epsilon (account) or
+/// noise levels whose re-evaluated epsilon is <= the target (calibrate: bisection / Illinois
+/// steps that keep the feasible end of the bracket and return it).
+
+#include <cstdint>
+#include <string>
+
+namespace dpx::accounting {
+
+/// Accounting method.
+enum class method {
+  basic,     ///< basic composition of per-step (eps0, delta0)
+  advanced,  ///< Dwork-Rothblum-Vadhan advanced composition (never worse than basic)
+  kov,       ///< Kairouz-Oh-Viswanath optimal composition of per-step (eps0, delta0)
+  rdp,       ///< Renyi DP with the improved conversion
+  zcdp,      ///< zero-concentrated DP with the numerical (CKS) conversion
+  pld,       ///< pessimistic privacy loss distribution (tight up to discretisation)
+};
+std::string to_string(method m);
+/// Parses basic | advanced | kov | rdp | zcdp | pld (throws core::invalid_argument_error).
+method parse_method(const std::string& s);
+
+/// epsilon of `steps` adaptive releases of the Gaussian mechanism with noise multiplier s
+/// (sigma / Delta2), each on a Poisson subsample with rate q (q = 1: no subsampling;
+/// add/remove neighbours when q < 1), at the given delta.
+/// basic / advanced / kov: per-step (eps0, delta0) from the exact Gaussian curve
+/// [Balle & Wang 2018], amplified by subsampling to (log(1 + q(e^eps0 - 1)), q delta0)
+/// [Balle, Barthe & Gaboardi 2018, Thm 8], the delta split optimised numerically (every split
+/// is valid). zcdp rejects q < 1 (no zCDP amplification). pld with q = 1 is exact
+/// (sigma / sqrt(T) closed form).
+double account_gaussian(
+    method m, double noise_multiplier, double sampling_rate, std::int64_t steps, double delta);
+
+/// epsilon of `steps` releases of the Laplace mechanism with b = scale / Delta1.
+/// basic is pure DP (steps / b); advanced: DRV with slack delta; kov: exact optimal
+/// composition of (1/b)-DP releases; rdp: Mironov's closed form; zcdp: (1/b)^2/2 per step; pld.
+double account_laplace(method m, double noise_multiplier, std::int64_t steps, double delta);
+
+/// Gaussian calibration methods.
+enum class gaussian_calibration {
+  classical,  ///< steps == 1: Dwork & Roth Thm A.1 (eps < 1); steps > 1: ISTDP Thm 3.3
+  analytic,   ///< exact Gaussian curve at sigma / sqrt(steps) (no subsampling)
+  rdp,        ///< smallest sigma whose RDP epsilon is <= target
+  pld,        ///< smallest sigma whose PLD epsilon is <= target
+};
+gaussian_calibration parse_gaussian_calibration(const std::string& s);
+
+/// Noise multiplier (sigma per unit L2 sensitivity) for (epsilon, delta) after `steps`
+/// releases with Poisson sampling rate q (1 = none).
+double calibrate_gaussian(gaussian_calibration m,
+                          double epsilon,
+                          double delta,
+                          std::int64_t steps = 1,
+                          double sampling_rate = 1.0);
+
+/// Laplace calibration methods.
+enum class laplace_method { basic, advanced, kov, pld };
+laplace_method parse_laplace_method(const std::string& s);
+
+/// Laplace scale per unit L1 sensitivity so that `steps` releases are (epsilon, delta)-DP
+/// (basic: pure epsilon-DP, delta unused).
+double calibrate_laplace(double epsilon, double delta, std::int64_t steps, laplace_method m);
+
+}  // namespace dpx::accounting

@@ -1,0 +1,321 @@
+#include "dpx/accounting/calibration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "dpx/accounting/composition.hpp"
+#include "dpx/accounting/gaussian.hpp"
+#include "dpx/accounting/pld.hpp"
+#include "dpx/accounting/rdp.hpp"
+#include "dpx/accounting/seeds.hpp"
+#include "dpx/accounting/zcdp.hpp"
+#include "dpx/core/error.hpp"
+
+namespace dpx::accounting {
+
+namespace {
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+/// Smallest x in [lo, hi] with f(x) <= target for f non-increasing and continuous, given
+/// f(lo) > target >= f(hi). Illinois (modified regula falsi) on log f with bisection safeguard;
+/// stops when f(hi) is within rel_tol of the target (or the bracket is tiny) and returns hi,
+/// which always satisfies f(hi) <= target.
+template <class F>
+double smallest_feasible(F f, double lo, double hi, double target, double rel_tol = 1e-9) {
+  const double lt = std::log(target);
+  auto g = [&](double x) { return std::log(f(x)) - lt; };  // > 0 infeasible, <= 0 feasible
+  double glo = g(lo), ghi = g(hi);
+  int side = 0;
+  for (int it = 0; it < 200; ++it) {
+    if (ghi >= -rel_tol || hi - lo <= 1e-13 * hi) break;
+    double x;
+    if (std::isfinite(glo) && std::isfinite(ghi) && glo != ghi && it % 4 != 3) {
+      x = hi - ghi * (hi - lo) / (ghi - glo);
+      const double w = hi - lo;
+      x = std::clamp(x, lo + 1e-3 * w, hi - 1e-3 * w);
+    } else {
+      x = 0.5 * (lo + hi);
+    }
+    const double gx = g(x);
+    if (gx <= 0.0) {
+      hi = x;
+      ghi = gx;
+      if (side == -1) glo *= 0.5;
+      side = -1;
+    } else {
+      lo = x;
+      glo = gx;
+      if (side == 1) ghi *= 0.5;
+      side = 1;
+    }
+  }
+  return hi;
+}
+
+/// Per-step (eps0, delta0) of the (subsampled) Gaussian mechanism.
+epsilon_delta gaussian_step(double s, double q, double delta0) {
+  // delta0 is the delta of the subsampled step; the base mechanism gets delta0 / q.
+  const double base_delta = delta0 / q;
+  if (!(base_delta < 1.0)) return {0.0, delta0};
+  const double e = gaussian_epsilon(base_delta, s);
+  if (q == 1.0) return {e, delta0};
+  return {std::log1p(q * std::expm1(e)), delta0};
+}
+
+/// min over the fraction f of delta spent on the per-step deltas of rule(f).
+template <class R>
+double best_split(R rule) {
+  double best = inf;
+  double best_f = 0.5;
+  for (int i = 1; i <= 19; ++i) {
+    const double f = i / 20.0;
+    const double v = rule(f);
+    if (v < best) {
+      best = v;
+      best_f = f;
+    }
+  }
+  // golden-section refinement around the best grid point
+  double a = std::max(1e-6, best_f - 1.0 / 20.0), b = std::min(1.0 - 1e-6, best_f + 1.0 / 20.0);
+  const double gr = 0.5 * (std::sqrt(5.0) - 1.0);
+  double c = b - gr * (b - a), d = a + gr * (b - a);
+  double fc = rule(c), fd = rule(d);
+  for (int it = 0; it < 30; ++it) {
+    if (fc < fd) {
+      b = d;
+      d = c;
+      fd = fc;
+      c = b - gr * (b - a);
+      fc = rule(c);
+    } else {
+      a = c;
+      c = d;
+      fc = fd;
+      d = a + gr * (b - a);
+      fd = rule(d);
+    }
+  }
+  return std::min({best, fc, fd});
+}
+
+void check_common(const char* fn, double s, std::int64_t steps, double delta) {
+  core::check_positive(fn, "noise_multiplier", s);
+  core::check_at_least(fn, "steps", steps, 1);
+  core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
+}
+}  // namespace
+
+std::string to_string(method m) {
+  switch (m) {
+    case method::basic:
+      return "basic";
+    case method::advanced:
+      return "advanced";
+    case method::kov:
+      return "kov";
+    case method::rdp:
+      return "rdp";
+    case method::zcdp:
+      return "zcdp";
+    case method::pld:
+      return "pld";
+  }
+  return "?";
+}
+
+method parse_method(const std::string& s) {
+  if (s == "basic") return method::basic;
+  if (s == "advanced") return method::advanced;
+  if (s == "kov") return method::kov;
+  if (s == "rdp") return method::rdp;
+  if (s == "zcdp") return method::zcdp;
+  if (s == "pld") return method::pld;
+  core::throw_invalid(
+      "parse_method", "method", s, "must be basic, advanced, kov, rdp, zcdp or pld");
+}
+
+double account_gaussian(
+    method m, double noise_multiplier, double sampling_rate, std::int64_t steps, double delta) {
+  const char* fn = "account_gaussian";
+  check_common(fn, noise_multiplier, steps, delta);
+  core::check_half_open_interval(fn, "sampling_rate", sampling_rate, 0.0, 1.0);
+  const double s = noise_multiplier, q = sampling_rate;
+  const double t = static_cast<double>(steps);
+  switch (m) {
+    case method::basic: {
+      const auto st = gaussian_step(s, q, delta / t);
+      return t * st.epsilon;
+    }
+    case method::advanced: {
+      const double basic = t * gaussian_step(s, q, delta / t).epsilon;
+      if (steps == 1) return basic;
+      const double adv = best_split([&](double f) {
+        const auto st = gaussian_step(s, q, f * delta / t);
+        if (!(st.epsilon > 0.0)) return inf;
+        return advanced_composition(st.epsilon, st.delta, steps, (1.0 - f) * delta).epsilon;
+      });
+      return std::min(basic, adv);
+    }
+    case method::kov: {
+      return best_split([&](double f) {
+        const double d0 = -std::expm1(std::log1p(-f * delta) / t);  // (1-d0)^T = 1 - f delta
+        const auto st = gaussian_step(s, q, d0);
+        if (!(st.epsilon > 0.0)) return inf;
+        // 1 - delta = (1 - d0)^T (1 - slack)
+        return kov_optimal_epsilon(st.epsilon, st.delta, steps, delta);
+      });
+    }
+    case method::rdp: {
+      rdp_accountant acc;
+      if (q == 1.0) {
+        acc.compose(core::gaussian_event{s}, steps);
+      } else {
+        acc.compose(core::subsampled_gaussian_event{q, s}, steps);
+      }
+      return acc.epsilon(delta);
+    }
+    case method::zcdp: {
+      zcdp_accountant acc;
+      if (q < 1.0) throw unsupported_event_error("zcdp", "subsampled_gaussian");
+      acc.compose(core::gaussian_event{s}, steps);
+      return acc.epsilon(delta);
+    }
+    case method::pld: {
+      if (q == 1.0) return gaussian_composed_epsilon(delta, s, steps);
+      pld_accountant acc;
+      acc.compose(core::subsampled_gaussian_event{q, s}, steps);
+      return acc.epsilon(delta);
+    }
+  }
+  return inf;
+}
+
+double account_laplace(method m, double noise_multiplier, std::int64_t steps, double delta) {
+  const char* fn = "account_laplace";
+  check_common(fn, noise_multiplier, steps, delta);
+  const double b = noise_multiplier, t = static_cast<double>(steps);
+  switch (m) {
+    case method::basic:
+      return t / b;
+    case method::advanced:
+      return std::min(t / b, advanced_composition(1.0 / b, 0.0, steps, delta).epsilon);
+    case method::kov:
+      return kov_optimal_epsilon(1.0 / b, 0.0, steps, delta);
+    case method::rdp: {
+      rdp_accountant acc;
+      acc.compose(core::laplace_event{b}, steps);
+      return acc.epsilon(delta);
+    }
+    case method::zcdp: {
+      zcdp_accountant acc;
+      acc.compose(core::laplace_event{b}, steps);
+      return acc.epsilon(delta);
+    }
+    case method::pld: {
+      pld_accountant acc;
+      acc.compose(core::laplace_event{b}, steps);
+      return acc.epsilon(delta);
+    }
+  }
+  return inf;
+}
+
+gaussian_calibration parse_gaussian_calibration(const std::string& s) {
+  if (s == "classical") return gaussian_calibration::classical;
+  if (s == "analytic") return gaussian_calibration::analytic;
+  if (s == "rdp") return gaussian_calibration::rdp;
+  if (s == "pld") return gaussian_calibration::pld;
+  core::throw_invalid(
+      "parse_gaussian_calibration", "method", s, "must be classical, analytic, rdp or pld");
+}
+
+double calibrate_gaussian(gaussian_calibration m,
+                          double epsilon,
+                          double delta,
+                          std::int64_t steps,
+                          double sampling_rate) {
+  const char* fn = "calibrate_gaussian";
+  core::check_positive(fn, "epsilon", epsilon);
+  core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
+  core::check_at_least(fn, "steps", steps, 1);
+  core::check_half_open_interval(fn, "sampling_rate", sampling_rate, 0.0, 1.0);
+  const double q = sampling_rate;
+  switch (m) {
+    case gaussian_calibration::classical:
+      if (q < 1.0) {
+        core::throw_invalid(fn, "sampling_rate", q, "the classical calibration has no subsampling");
+      }
+      if (steps == 1) return calibrate_gaussian_classical(epsilon, delta);
+      return istdp_theorem_3_3(epsilon, delta, steps, 1.0).noise_multiplier;
+    case gaussian_calibration::analytic:
+      if (q < 1.0) {
+        core::throw_invalid(fn, "sampling_rate", q, "the analytic calibration has no subsampling");
+      }
+      return calibrate_gaussian_analytic(epsilon, delta, steps);
+    case gaussian_calibration::rdp:
+    case gaussian_calibration::pld: {
+      const method mm = m == gaussian_calibration::rdp ? method::rdp : method::pld;
+      if (mm == method::pld && q == 1.0) return calibrate_gaussian_analytic(epsilon, delta, steps);
+      auto f = [&](double s) { return account_gaussian(mm, s, q, steps, delta); };
+      // Bracket: for pld start from the RDP answer (PLD <= RDP, so it is feasible).
+      double hi = mm == method::pld
+                      ? calibrate_gaussian(gaussian_calibration::rdp, epsilon, delta, steps, q)
+                      : 1.0;
+      while (!(f(hi) <= epsilon)) hi *= 2.0;
+      // PLD needs at most ~20% less noise than RDP here; a narrow bracket also avoids
+      // evaluating the PLD at tiny sigma (wide, slow loss distributions).
+      const double shrink = mm == method::pld ? 0.85 : 0.5;
+      double lo = hi * shrink;
+      while (f(lo) <= epsilon) {
+        hi = lo;
+        lo *= shrink;
+        if (lo < 1e-6) return hi;
+      }
+      return smallest_feasible(f, lo, hi, epsilon);
+    }
+  }
+  return inf;
+}
+
+laplace_method parse_laplace_method(const std::string& s) {
+  if (s == "basic") return laplace_method::basic;
+  if (s == "advanced") return laplace_method::advanced;
+  if (s == "kov") return laplace_method::kov;
+  if (s == "pld") return laplace_method::pld;
+  core::throw_invalid("parse_laplace_method", "method", s, "must be basic, advanced, kov or pld");
+}
+
+double calibrate_laplace(double epsilon, double delta, std::int64_t steps, laplace_method m) {
+  const char* fn = "calibrate_laplace";
+  core::check_positive(fn, "epsilon", epsilon);
+  core::check_at_least(fn, "steps", steps, 1);
+  if (m != laplace_method::basic) core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
+  const double t = static_cast<double>(steps);
+  // b = 1/eps0, rounded up so that 1/b <= eps0 still holds.
+  auto up = [](double eps0) { return std::nextafter(1.0 / eps0, inf); };
+  switch (m) {
+    case laplace_method::basic:
+      return std::nextafter(t / epsilon, inf);
+    case laplace_method::advanced:
+      return up(std::max(epsilon / t, advanced_per_step_epsilon(epsilon, steps, delta)));
+    case laplace_method::kov:
+      return up(kov_optimal_per_step_epsilon(epsilon, delta, steps, 0.0));
+    case laplace_method::pld: {
+      auto f = [&](double b) { return account_laplace(method::pld, b, steps, delta); };
+      // The KOV-optimal scale is feasible for the exact composition; PLD (pessimistic) may be
+      // slightly above, so grow until feasible.
+      double hi = up(kov_optimal_per_step_epsilon(epsilon, delta, steps, 0.0));
+      while (!(f(hi) <= epsilon)) hi *= 1.05;
+      double lo = hi * 0.85;
+      while (f(lo) <= epsilon) {
+        hi = lo;
+        lo *= 0.85;
+      }
+      return smallest_feasible(f, lo, hi, epsilon);
+    }
+  }
+  return inf;
+}
+
+}  // namespace dpx::accounting

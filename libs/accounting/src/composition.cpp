@@ -1,0 +1,346 @@
+#include "dpx/accounting/composition.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <variant>
+#include <vector>
+
+#include "dpx/core/error.hpp"
+#include "normal.hpp"
+
+namespace dpx::accounting {
+
+namespace {
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+void check_k(const char* fn, std::int64_t k) { core::check_at_least(fn, "k", k, 1); }
+void check_delta0(const char* fn, double d) {
+  core::check_half_open_interval(fn, "delta0", -d, -1.0, 0.0);  // d in [0, 1)
+}
+
+/// Bisection for the largest x in [lo, hi] with ok(x) true, given ok(lo) and !ok(hi); returns
+/// a point where ok holds (safe side).
+template <class F>
+double largest_ok(double lo, double hi, F ok) {
+  for (int it = 0; it < 200 && hi - lo > 1e-15 * std::max(1.0, std::abs(hi)); ++it) {
+    const double mid = 0.5 * (lo + hi);
+    if (ok(mid)) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+/// Smallest x in [lo, hi] with ok(x), given !ok(lo) and ok(hi); returns hi side.
+template <class F>
+double smallest_ok(double lo, double hi, F ok) {
+  for (int it = 0; it < 200 && hi - lo > 1e-15 * std::max(1.0, std::abs(hi)); ++it) {
+    const double mid = 0.5 * (lo + hi);
+    if (ok(mid)) {
+      hi = mid;
+    } else {
+      lo = mid;
+    }
+  }
+  return hi;
+}
+
+double drv_epsilon(double eps0, double k, double delta_slack) {
+  return std::sqrt(2.0 * k * std::log(1.0 / delta_slack)) * eps0 + k * eps0 * std::expm1(eps0);
+}
+
+/// eps (e^eps - 1)/(e^eps + 1) = eps tanh(eps/2).
+double kov_first(double eps) { return eps * std::tanh(0.5 * eps); }
+
+double kov_eps_from_sums(double sum_eps, double sum_first, double sum_sq, double delta_slack) {
+  const double a = sum_first + std::sqrt(2.0 * sum_sq *
+                                         std::log(std::exp(1.0) + std::sqrt(sum_sq) / delta_slack));
+  const double b = sum_first + std::sqrt(2.0 * sum_sq * std::log(1.0 / delta_slack));
+  return std::min({sum_eps, a, b});
+}
+}  // namespace
+
+epsilon_delta basic_composition(double epsilon0, double delta0, std::int64_t k) {
+  const char* fn = "basic_composition";
+  core::check_positive(fn, "epsilon0", epsilon0);
+  check_delta0(fn, delta0);
+  check_k(fn, k);
+  return {static_cast<double>(k) * epsilon0, std::min(1.0, static_cast<double>(k) * delta0)};
+}
+
+epsilon_delta basic_per_step(double epsilon, double delta, std::int64_t k) {
+  const char* fn = "basic_per_step";
+  core::check_positive(fn, "epsilon", epsilon);
+  core::check_half_open_interval(fn, "delta", -delta, -1.0, 0.0);
+  check_k(fn, k);
+  return {epsilon / static_cast<double>(k), delta / static_cast<double>(k)};
+}
+
+epsilon_delta advanced_composition(double epsilon0,
+                                   double delta0,
+                                   std::int64_t k,
+                                   double delta_slack) {
+  const char* fn = "advanced_composition";
+  core::check_positive(fn, "epsilon0", epsilon0);
+  check_delta0(fn, delta0);
+  check_k(fn, k);
+  core::check_open_interval(fn, "delta_slack", delta_slack, 0.0, 1.0);
+  const double kd = static_cast<double>(k);
+  return {drv_epsilon(epsilon0, kd, delta_slack), std::min(1.0, kd * delta0 + delta_slack)};
+}
+
+double advanced_per_step_epsilon(double epsilon, std::int64_t k, double delta_slack) {
+  const char* fn = "advanced_per_step_epsilon";
+  core::check_positive(fn, "epsilon", epsilon);
+  check_k(fn, k);
+  core::check_open_interval(fn, "delta_slack", delta_slack, 0.0, 1.0);
+  const double kd = static_cast<double>(k);
+  const double hi = epsilon / std::sqrt(2.0 * kd * std::log(1.0 / delta_slack));
+  if (drv_epsilon(hi, kd, delta_slack) <= epsilon) return hi;
+  return largest_ok(
+      0.0, hi, [&](double e0) { return drv_epsilon(e0, kd, delta_slack) <= epsilon; });
+}
+
+epsilon_delta kov_composition(std::span<const double> epsilons,
+                              std::span<const double> deltas,
+                              double delta_slack) {
+  const char* fn = "kov_composition";
+  core::check_nonempty_finite_span(fn, "epsilons", epsilons);
+  core::check_size(fn, "deltas", deltas.size(), epsilons.size());
+  core::check_half_open_interval(fn, "delta_slack", delta_slack, 0.0, 1.0);
+  double sum_eps = 0, sum_first = 0, sum_sq = 0, log_keep = std::log1p(-delta_slack);
+  for (std::size_t i = 0; i < epsilons.size(); ++i) {
+    core::check_positive(fn, "epsilons[i]", epsilons[i]);
+    check_delta0(fn, deltas[i]);
+    sum_eps += epsilons[i];
+    sum_first += kov_first(epsilons[i]);
+    sum_sq += epsilons[i] * epsilons[i];
+    log_keep += std::log1p(-deltas[i]);
+  }
+  return {kov_eps_from_sums(sum_eps, sum_first, sum_sq, delta_slack), -std::expm1(log_keep)};
+}
+
+epsilon_delta kov_composition(double epsilon0, double delta0, std::int64_t k, double delta_slack) {
+  const char* fn = "kov_composition";
+  core::check_positive(fn, "epsilon0", epsilon0);
+  check_delta0(fn, delta0);
+  check_k(fn, k);
+  core::check_half_open_interval(fn, "delta_slack", delta_slack, 0.0, 1.0);
+  const double kd = static_cast<double>(k);
+  return {kov_eps_from_sums(
+              kd * epsilon0, kd * kov_first(epsilon0), kd * epsilon0 * epsilon0, delta_slack),
+          -std::expm1(kd * std::log1p(-delta0) + std::log1p(-delta_slack))};
+}
+
+double kov_per_step_epsilon(double epsilon, std::int64_t k, double delta_slack) {
+  const char* fn = "kov_per_step_epsilon";
+  core::check_positive(fn, "epsilon", epsilon);
+  check_k(fn, k);
+  core::check_half_open_interval(fn, "delta_slack", delta_slack, 0.0, 1.0);
+  const double kd = static_cast<double>(k);
+  auto g = [&](double e0) {
+    return kov_eps_from_sums(kd * e0, kd * kov_first(e0), kd * e0 * e0, delta_slack);
+  };
+  const double lo = epsilon / kd;
+  const double hi = epsilon / std::min(kd, std::sqrt(2.0 * kd)) * (1.0 + 1e-12);
+  if (g(hi) <= epsilon) return hi;
+  return largest_ok(lo, hi, [&](double e0) { return g(e0) <= epsilon; });
+}
+
+namespace {
+/// log S(eps) of the optimal composition theorem (see header), log space.
+double kov_log_s(double eps0, std::int64_t k, double eps) {
+  const double kd = static_cast<double>(k);
+  // Terms with l eps0 > eps + (k - l) eps0, i.e. l > (k + eps/eps0) / 2.
+  const double lmin_real = 0.5 * (kd + eps / eps0);
+  std::int64_t l0 = static_cast<std::int64_t>(std::floor(lmin_real)) + 1;
+  if (l0 < 0) l0 = 0;
+  double acc = -inf;
+  const double lgk = std::lgamma(kd + 1.0);
+  // C(k, l) e^{l eps0} peaks at l* = k e^eps0 / (1 + e^eps0) and decreases after it; past l*
+  // the terms are stopped once below 1e-22 of the sum (O(sqrt k) terms for large k).
+  const double l_peak = kd / (1.0 + std::exp(-eps0));
+  for (std::int64_t l = l0; l <= k; ++l) {
+    const double ld = static_cast<double>(l);
+    const double x = eps + (kd - 2.0 * ld) * eps0;  // log of the ratio of the two exponentials
+    if (!(x < 0.0)) continue;
+    const double term =
+        lgk - std::lgamma(ld + 1.0) - std::lgamma(kd - ld + 1.0) + ld * eps0 + detail::log1mexp(x);
+    acc = detail::log_add(acc, term);
+    if (ld > l_peak + 1.0 && term < acc - 50.0) break;
+  }
+  // log(1 + e^eps0) = softplus(eps0)
+  const double softplus = eps0 + std::log1p(std::exp(-eps0));
+  return acc - kd * softplus;
+}
+double kov_delta_unchecked(double eps0, double delta0, std::int64_t k, double eps) {
+  const double log_s = kov_log_s(eps0, k, eps);
+  const double s = std::exp(log_s);
+  if (delta0 == 0.0) return s;
+  return -std::expm1(static_cast<double>(k) * std::log1p(-delta0) + std::log1p(-s));
+}
+}  // namespace
+
+double kov_optimal_delta(double epsilon0, double delta0, std::int64_t k, double epsilon) {
+  const char* fn = "kov_optimal_delta";
+  core::check_positive(fn, "epsilon0", epsilon0);
+  check_delta0(fn, delta0);
+  check_k(fn, k);
+  core::check_nonnegative(fn, "epsilon", epsilon);
+  return kov_delta_unchecked(epsilon0, delta0, k, epsilon);
+}
+
+double kov_optimal_epsilon(double epsilon0, double delta0, std::int64_t k, double delta) {
+  const char* fn = "kov_optimal_epsilon";
+  core::check_positive(fn, "epsilon0", epsilon0);
+  check_delta0(fn, delta0);
+  check_k(fn, k);
+  core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
+  const double top = static_cast<double>(k) * epsilon0;
+  if (kov_delta_unchecked(epsilon0, delta0, k, top) > delta) return inf;
+  if (kov_delta_unchecked(epsilon0, delta0, k, 0.0) <= delta) return 0.0;
+  return smallest_ok(
+      0.0, top, [&](double e) { return kov_delta_unchecked(epsilon0, delta0, k, e) <= delta; });
+}
+
+double kov_optimal_per_step_epsilon(double epsilon, double delta, std::int64_t k, double delta0) {
+  const char* fn = "kov_optimal_per_step_epsilon";
+  core::check_positive(fn, "epsilon", epsilon);
+  core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
+  check_k(fn, k);
+  check_delta0(fn, delta0);
+  const double kd = static_cast<double>(k);
+  if (-std::expm1(kd * std::log1p(-delta0)) > delta) {
+    core::throw_invalid(fn, "delta0", delta0, "too large: k-fold composition exceeds delta");
+  }
+  auto ok = [&](double e0) { return kov_delta_unchecked(e0, delta0, k, epsilon) <= delta; };
+  double lo = epsilon / kd;  // feasible: S(k eps0) = 0
+  double hi = epsilon;
+  while (ok(hi)) {
+    lo = hi;
+    hi *= 2.0;
+    if (hi > 1e6) return lo;
+  }
+  return largest_ok(lo, hi, ok);
+}
+
+// ---- accountant -----------------------------------------------------------------------------
+
+std::string to_string(composition_rule r) {
+  switch (r) {
+    case composition_rule::basic:
+      return "basic";
+    case composition_rule::advanced:
+      return "advanced";
+    case composition_rule::kov:
+      return "kov";
+  }
+  return "?";
+}
+
+composition_rule parse_composition_rule(const std::string& s) {
+  if (s == "basic") return composition_rule::basic;
+  if (s == "advanced") return composition_rule::advanced;
+  if (s == "kov") return composition_rule::kov;
+  core::throw_invalid("parse_composition_rule", "rule", s, "must be basic, advanced or kov");
+}
+
+namespace {
+/// The (eps, delta)-DP description of an event, or false.
+bool event_eps_delta(const core::privacy_event& e, double& eps, double& delta) {
+  delta = 0.0;
+  if (auto* p = std::get_if<core::pure_dp_event>(&e)) {
+    eps = p->epsilon;
+  } else if (auto* a = std::get_if<core::approx_dp_event>(&e)) {
+    eps = a->epsilon;
+    delta = a->delta;
+  } else if (auto* l = std::get_if<core::laplace_event>(&e)) {
+    eps = 1.0 / l->noise_multiplier;  // Dwork & Roth 2014, Thm 3.6
+  } else if (auto* r = std::get_if<core::randomized_response_event>(&e)) {
+    eps = r->epsilon;
+  } else if (auto* x = std::get_if<core::exponential_mechanism_event>(&e)) {
+    eps = x->epsilon;  // McSherry & Talwar 2007
+  } else if (auto* d = std::get_if<core::discrete_laplace_event>(&e)) {
+    eps = static_cast<double>(d->sensitivity) / d->scale;  // Ghosh, Roughgarden & Sundararajan
+  } else {
+    return false;
+  }
+  return true;
+}
+}  // namespace
+
+bool approx_dp_accountant::supports(const core::privacy_event& e) const {
+  double a, b;
+  return event_eps_delta(e, a, b);
+}
+
+void approx_dp_accountant::compose(const core::privacy_event& e, std::int64_t count) {
+  double eps, delta;
+  if (!event_eps_delta(e, eps, delta)) throw unsupported_event_error(name(), core::event_name(e));
+  const char* fn = "approx_dp_accountant::compose";
+  core::check_positive(fn, "epsilon", eps);
+  check_delta0(fn, delta);
+  ledger_.add(e, count);
+}
+
+namespace {
+struct sums {
+  double eps = 0, first = 0, sq = 0, expm = 0, delta = 0, log_keep = 0;
+};
+}  // namespace
+
+double approx_dp_accountant::epsilon(double delta) const {
+  core::check_open_interval("approx_dp_accountant::epsilon", "delta", delta, 0.0, 1.0);
+  if (ledger_.empty()) return 0.0;
+  sums s;
+  for (const auto& [e, n] : ledger_.entries()) {
+    double eps = 0, d = 0;
+    event_eps_delta(e, eps, d);
+    const double nd = static_cast<double>(n);
+    s.eps += nd * eps;
+    s.first += nd * kov_first(eps);
+    s.sq += nd * eps * eps;
+    s.expm += nd * eps * std::expm1(eps);
+    s.delta += nd * d;
+    s.log_keep += nd * std::log1p(-d);
+  }
+  const double basic = delta >= s.delta ? s.eps : inf;
+  if (rule_ == composition_rule::basic) return basic;
+  if (rule_ == composition_rule::advanced) {
+    const double slack = delta - s.delta;
+    if (!(slack > 0.0)) return basic;
+    return std::min(basic, std::sqrt(2.0 * s.sq * std::log(1.0 / slack)) + s.expm);
+  }
+  // kov
+  if (ledger_.entries().size() == 1) {
+    double eps = 0, d = 0;
+    event_eps_delta(ledger_.entries()[0].first, eps, d);
+    return kov_optimal_epsilon(eps, d, ledger_.entries()[0].second, delta);
+  }
+  // 1 - delta = (1 - slack) prod(1 - delta_i)  =>  slack = 1 - (1 - delta) / prod(1 - delta_i)
+  const double slack = -std::expm1(std::log1p(-delta) - s.log_keep);
+  if (!(slack > 0.0)) return basic;
+  return std::min(basic, kov_eps_from_sums(s.eps, s.first, s.sq, std::min(slack, 1.0)));
+}
+
+double approx_dp_accountant::delta(double epsilon) const {
+  core::check_nonnegative("approx_dp_accountant::delta", "epsilon", epsilon);
+  if (ledger_.empty()) return 0.0;
+  if (rule_ == composition_rule::kov && ledger_.entries().size() == 1) {
+    double eps = 0, d = 0;
+    event_eps_delta(ledger_.entries()[0].first, eps, d);
+    return kov_optimal_delta(eps, d, ledger_.entries()[0].second, epsilon);
+  }
+  // epsilon(delta) is non-increasing: smallest delta with epsilon(delta) <= epsilon, bisected in
+  // log(delta) and returned from the safe side.
+  auto ok = [&](double log_d) { return this->epsilon(std::exp(log_d)) <= epsilon; };
+  const double hi0 = std::log(0.999999999);
+  if (!ok(hi0)) return 1.0;
+  double lo = -700.0;
+  if (ok(lo)) return std::exp(lo);
+  return std::exp(smallest_ok(lo, hi0, ok));
+}
+
+}  // namespace dpx::accounting

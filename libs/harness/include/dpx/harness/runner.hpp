@@ -1,0 +1,116 @@
+#pragma once
+/// \file
+/// The experiment runner: executes a preset's cells x replications on a local thread pool in
+/// cached replication blocks, merges them into tidy.csv, runs the analysis and writes the
+/// manifest. Layout of the output directory and the caching rules: docs/presets.md.
+///
+/// Determinism: replication r of a cell draws only from rng::stream(base_seed, hash, r,
+/// purpose) (driver.hpp), so tidy.csv is byte-identical for any thread count, for cached vs
+/// recomputed blocks and for interrupted + resumed vs uninterrupted runs.
+
+#include <atomic>
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dpx/harness/analysis.hpp"
+#include "dpx/harness/preset.hpp"
+#include "dpx/harness/results.hpp"
+
+namespace dpx::harness {
+
+/// Options of `dpx run`.
+struct run_options {
+  std::string preset;             ///< preset name or path to a .toml file (see find_preset)
+  bool quick = false;             ///< apply the preset's [quick] overrides
+  std::filesystem::path out_dir;  ///< output directory; empty = results/<experiment name>
+  unsigned threads = 0;           ///< worker threads; 0 = std::thread::hardware_concurrency()
+  bool force = false;             ///< recompute every block, ignoring the cache
+  bool resume = false;            ///< explicit "reuse cached blocks" (the default anyway)
+  bool quiet = false;             ///< no progress lines on stderr
+  bool figures = true;            ///< render figures (matplotlib) after the run
+  bool tidy_wall_time = false;    ///< keep per-replication wall_s in tidy.csv (breaks the
+                                  ///< byte-identity promise; block files always keep it)
+  const std::atomic<bool>* stop = nullptr;  ///< when it becomes true, no new block is started
+                                            ///< (in-flight blocks finish and are saved)
+  double progress_interval_s = 30;          ///< seconds between progress lines off a TTY
+
+  /// Throws std::invalid_argument on inconsistent options (e.g. force with resume).
+  void validate() const;
+};
+
+/// How a run ended.
+enum class run_status { completed, interrupted, failed };
+/// "completed", "interrupted" or "failed".
+std::string to_string(run_status s);
+
+/// What a run did.
+struct run_counts {
+  std::size_t cells = 0;         ///< cells in the grid
+  std::size_t replications = 0;  ///< cells x replications
+  std::size_t blocks = 0;        ///< replication blocks in the grid
+  std::size_t cached = 0;        ///< blocks reused from the cache
+  std::size_t computed = 0;      ///< blocks computed (and saved) by this run
+  std::size_t failed = 0;        ///< failed replications (rows with status "failed") in tidy.csv
+};
+
+/// Result of run_preset / report_preset.
+struct run_result {
+  run_status status = run_status::completed;  ///< failed = some replication failed
+  std::string experiment;                     ///< [experiment] name
+  std::filesystem::path out_dir;              ///< results directory
+  std::filesystem::path report_path;          ///< out_dir/report.md (empty if not written)
+  run_counts counts;
+  std::vector<rate_result> rates;  ///< rate checks (empty when interrupted)
+  std::size_t rates_checked = 0;   ///< non-informational rate results
+  std::size_t rates_passed = 0;    ///< ... of which passed
+  bool figures_rendered = false;
+  double wall_s = 0;  ///< wall time of the whole run
+
+  /// True when every non-informational rate check passed.
+  bool rates_ok() const noexcept { return rates_passed == rates_checked; }
+};
+
+/// Default output directory of a preset: results/<name> (relative to the working directory).
+std::filesystem::path default_out_dir(const preset& p);
+
+/// Runs a preset (loads it with find_preset + load_preset; nothing is written if it is
+/// rejected). Blocks whose file and matching cache key exist are reused unless force; blocks
+/// containing failed replications are always recomputed. Per-replication std::exceptions
+/// become rows with status "failed" (the run continues, status failed); any other exception
+/// thrown by a driver aborts the run after in-flight blocks are saved and is rethrown.
+run_result run_preset(const run_options& options);
+/// Same with an already loaded preset (options.preset and options.quick are ignored).
+run_result run_preset(const preset& p, const run_options& options);
+
+/// Options of `dpx report`.
+struct report_options {
+  std::string preset;             ///< preset name or path
+  std::filesystem::path out_dir;  ///< empty = results/<experiment name>
+  std::optional<bool> quick;      ///< grid to merge blocks of; default: manifest's flag
+  bool figures = true;
+};
+
+/// Recomputes summaries, rates, tables, figures and report.md from existing results without
+/// running any replication: reads tidy.csv, or merges the block files of the grid when
+/// tidy.csv is absent (throws std::invalid_argument naming the first missing block).
+run_result report_preset(const report_options& options);
+
+/// Installs SIGINT/SIGTERM handlers for its lifetime. The first signal sets flag() (pass it as
+/// run_options::stop) and prints a note; a second signal terminates the process at once with
+/// status 130 (block files are written atomically, so nothing is corrupted).
+class interrupt_guard {
+ public:
+  interrupt_guard();
+  ~interrupt_guard();
+  interrupt_guard(const interrupt_guard&) = delete;
+  interrupt_guard& operator=(const interrupt_guard&) = delete;
+  const std::atomic<bool>& flag() const noexcept;
+};
+
+/// Block file stem "reps_<first>-<last>" (6-digit zero padded, last inclusive).
+std::string block_stem(std::uint32_t first, std::uint32_t last);
+
+}  // namespace dpx::harness

@@ -1,0 +1,103 @@
+// Grid expansion and cell identity (docs/presets.md, "Cells").
+#include <algorithm>
+#include <set>
+
+#include "dpx/core/hash.hpp"
+#include "dpx/harness/preset.hpp"
+
+namespace dpx::harness {
+
+cell make_cell(const driver& d, param_map params, const std::vector<std::string>& swept) {
+  cell c;
+  std::string data_key;
+  for (const auto& [name, value] : params.values()) {
+    const std::string item = name + "=" + render(value);
+    c.key += (c.key.empty() ? "" : ";") + item;
+    if (std::find(d.data_keys.begin(), d.data_keys.end(), name) != d.data_keys.end()) {
+      data_key += (data_key.empty() ? "" : ";") + item;
+    }
+    if (std::find(swept.begin(), swept.end(), name) != swept.end()) {
+      c.slug += (c.slug.empty() ? "" : "_") + item;
+    }
+  }
+  c.hash = core::stable_hash(c.key);
+  c.id = core::hex16(c.hash);
+  c.data_hash = core::stable_hash(d.name + "|" + data_key);
+  c.params = std::move(params);
+  return c;
+}
+
+std::vector<cell> expand_grid(const preset& p) {
+  const driver* d = find_driver(p.driver);
+  if (d == nullptr) throw preset_error(p.path.string() + ": unknown driver '" + p.driver + "'");
+
+  // 1. Cartesian product of [grid] axes and zip groups (first axis outermost).
+  std::vector<param_assignment> cells{param_assignment{}};
+  for (const auto& axis : p.grid) {
+    std::vector<param_assignment> next;
+    next.reserve(cells.size() * axis.values.size());
+    for (const auto& base : cells) {
+      for (const auto& v : axis.values) {
+        auto a = base;
+        a[axis.name] = v;
+        next.push_back(std::move(a));
+      }
+    }
+    cells = std::move(next);
+  }
+  for (const auto& zip : p.zips) {
+    std::vector<param_assignment> next;
+    for (const auto& base : cells) {
+      for (const auto& row : zip.rows) {
+        auto a = base;
+        for (std::size_t j = 0; j < zip.names.size(); ++j) a[zip.names[j]] = row[j];
+        next.push_back(std::move(a));
+      }
+    }
+    cells = std::move(next);
+  }
+  // 2. Drop cells matching every entry of some exclude table (values compared as rendered).
+  auto matches = [](const param_assignment& cellv, const param_assignment& ex) {
+    for (const auto& [k, v] : ex) {
+      auto it = cellv.find(k);
+      if (it == cellv.end() || render(it->second) != render(v)) return false;
+    }
+    return true;
+  };
+  std::erase_if(cells, [&](const param_assignment& a) {
+    return std::any_of(
+        p.exclude.begin(), p.exclude.end(), [&](const auto& ex) { return matches(a, ex); });
+  });
+  // 3. Add include cells.
+  for (const auto& inc : p.include) cells.push_back(inc);
+
+  std::vector<std::string> swept;
+  for (const auto& a : p.grid) swept.push_back(a.name);
+  for (const auto& z : p.zips) swept.insert(swept.end(), z.names.begin(), z.names.end());
+  for (const auto& inc : p.include)
+    for (const auto& [k, _] : inc)
+      if (std::find(swept.begin(), swept.end(), k) == swept.end()) swept.push_back(k);
+
+  // 4. Merge [fixed] (values already set by an include win), 5. fill defaults.
+  std::vector<cell> out;
+  std::set<std::string> seen;
+  for (auto& a : cells) {
+    for (const auto& [k, v] : p.fixed) a.emplace(k, v);
+    for (const auto& decl : d->params) {
+      if (a.count(decl.name) != 0) continue;
+      if (!decl.default_value) {
+        throw preset_error(p.path.string() + ": a cell lacks required parameter '" + decl.name +
+                           "' of driver '" + d->name +
+                           "' (set it in [grid], [fixed] or every [[grid.include]])");
+      }
+      a[decl.name] = *decl.default_value;
+    }
+    cell c = make_cell(*d, param_map(std::move(a)), swept);
+    if (seen.insert(c.key).second) out.push_back(std::move(c));
+  }
+  if (out.empty())
+    throw preset_error(p.path.string() + ": the grid is empty (everything excluded)");
+  return out;
+}
+
+}  // namespace dpx::harness

@@ -1,0 +1,84 @@
+#pragma once
+// Internals of the runner shared between runner.cpp, manifest.cpp and progress.cpp.
+
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "dpx/harness/runner.hpp"
+
+namespace dpx::harness::detail {
+
+/// UTC time as "2026-11-22T01:24:39Z".
+std::string utc_iso(std::chrono::system_clock::time_point t);
+/// UTC time as "20261122T012439Z" (file names).
+std::string utc_compact(std::chrono::system_clock::time_point t);
+/// User + system CPU seconds of this process.
+double process_cpu_seconds();
+/// Host name, or "unknown".
+std::string host_name();
+
+/// Everything the manifest records about one run.
+struct manifest_input {
+  const preset* p = nullptr;
+  const std::vector<cell>* cells = nullptr;
+  const driver* drv = nullptr;
+  unsigned threads = 0;
+  std::string start_utc, end_utc;
+  double wall_s = 0, cpu_s = 0;
+  run_counts counts;
+  run_status status = run_status::completed;
+  const std::vector<rate_result>* rates = nullptr;  ///< null when no analysis was run
+  std::size_t rates_checked = 0, rates_passed = 0;
+  double replication_wall_s = 0;  ///< sum of wall time of computed replications
+  std::size_t replications_computed = 0;
+  double max_block_s = 0;  ///< slowest computed block
+  std::string error;       ///< fatal error message, if any
+};
+
+/// manifest.json content (nlohmann ordered_json, 2-space indent, trailing newline).
+std::string manifest_json(const manifest_input& in);
+
+/// Progress on stderr (rewritten line on a TTY, a plain line every interval otherwise) and the
+/// progress.json heartbeat. block_done is thread-safe; tick/finish are called by the main
+/// thread only.
+class progress_reporter {
+ public:
+  progress_reporter(std::string experiment,
+                    std::filesystem::path heartbeat_path,
+                    std::size_t blocks_total,
+                    std::size_t blocks_cached,
+                    std::size_t reps_to_compute,
+                    unsigned threads,
+                    bool quiet,
+                    double interval_s,
+                    std::string start_utc);
+  void block_done(std::size_t reps, std::size_t failed, double seconds);
+  void tick();
+  /// Prints the final progress line (end of the compute phase).
+  void compute_done();
+  /// Final heartbeat with the run's status.
+  void finish(const std::string& status);
+
+ private:
+  void print(bool final_line);
+  void heartbeat(const std::string& status);
+
+  std::string experiment_;
+  std::filesystem::path heartbeat_;
+  std::size_t blocks_total_, blocks_cached_, reps_to_compute_;
+  unsigned threads_;
+  bool quiet_, tty_;
+  double interval_s_;
+  std::string start_utc_;
+  std::chrono::steady_clock::time_point start_, last_print_, last_heartbeat_;
+  std::mutex mutex_;
+  std::size_t blocks_done_ = 0, reps_done_ = 0, failed_ = 0;
+  double ema_block_s_ = 0;
+  bool printed_ = false;
+};
+
+}  // namespace dpx::harness::detail

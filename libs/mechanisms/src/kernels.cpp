@@ -1,0 +1,258 @@
+// Vectorisable transforms for the research-grade samplers. See detail/kernels.hpp.
+//
+// Everything here is IEEE add/sub/mul/div/sqrt plus integer bit manipulation, compiled with
+// -ffp-contract=off (project flag), so the AVX2 clone, the baseline clone and the scalar
+// functions return identical bits for identical inputs.
+#include <bit>
+#include <cmath>
+#include <cstdint>
+
+#include "dpx/mechanisms/detail/kernels.hpp"
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_ADDRESS__)
+#define DPX_MECH_CLONES [[gnu::target_clones("avx2", "default")]]
+#else
+#define DPX_MECH_CLONES
+#endif
+
+// This file is compiled with -fno-math-errno (sqrt without an errno branch) and the dynamic
+// vectoriser cost model (libs/mechanisms/CMakeLists.txt); neither changes any result.
+#if defined(__GNUC__) && !defined(__clang__)
+#define DPX_VECTOR_LOOP _Pragma("GCC ivdep")
+#else
+#define DPX_VECTOR_LOOP
+#endif
+
+namespace dpx::mechanisms::detail {
+
+namespace {
+
+// ---- ln(x): fdlibm e_log.c (Sun Microsystems 1993), the "hfsq" formula for every input ----
+constexpr double ln2_hi = 0x1.62e42feep-1;        // 6.93147180369123816490e-01
+constexpr double ln2_lo = 0x1.a39ef35793c76p-33;  // 1.90821492927058770002e-10
+constexpr double lg1 = 0x1.5555555555593p-1;
+constexpr double lg2 = 0x1.999999997fa04p-2;
+constexpr double lg3 = 0x1.2492494229359p-2;
+constexpr double lg4 = 0x1.c71c51d8e78afp-3;
+constexpr double lg5 = 0x1.7466496cb03dep-3;
+constexpr double lg6 = 0x1.39a09d078c69fp-3;
+constexpr double lg7 = 0x1.2f112df3e5244p-3;
+
+[[gnu::always_inline]] inline double log_impl(double x) {
+  std::uint64_t bits = std::bit_cast<std::uint64_t>(x);
+  std::uint64_t hx = bits >> 32;
+  std::uint64_t k = hx >> 20;  // biased exponent (x is positive and normal)
+  hx &= 0xfffffu;
+  // i = 0x100000 when the mantissa is >= sqrt(2) (roughly): then normalise to [sqrt2/2, sqrt2).
+  const std::uint64_t i = (hx + 0x95f64u) & 0x100000u;
+  bits = ((hx | (i ^ 0x3ff00000u)) << 32) | (bits & 0xffffffffu);
+  k += i >> 20;
+  const double f = std::bit_cast<double>(bits) - 1.0;
+  // Exact integer -> double without a 64-bit convert (AVX2 has none): (2^52 + k) - 2^52.
+  const double dk = (std::bit_cast<double>(0x4330000000000000ull | k) - 0x1p52) - 1023.0;
+  const double s = f / (2.0 + f);
+  const double z = s * s;
+  const double w = z * z;
+  const double t1 = w * (lg2 + w * (lg4 + w * lg6));
+  const double t2 = z * (lg1 + w * (lg3 + w * (lg5 + w * lg7)));
+  const double r = t2 + t1;
+  const double hfsq = 0.5 * f * f;
+  return dk * ln2_hi - ((hfsq - (s * (hfsq + r) + dk * ln2_lo)) - f);
+}
+
+// ---- sin/cos kernels on [-pi/4, pi/4]: musl __sin.c / __cos.c (FreeBSD), tail y = 0 --------
+constexpr double s1 = -1.66666666666666324348e-01;
+constexpr double s2 = 8.33333333332248946124e-03;
+constexpr double s3 = -1.98412698298579493134e-04;
+constexpr double s4 = 2.75573137070700676789e-06;
+constexpr double s5 = -2.50507602534068634195e-08;
+constexpr double s6 = 1.58969099521155010221e-10;
+constexpr double c1 = 4.16666666666666019037e-02;
+constexpr double c2 = -1.38888888888741095749e-03;
+constexpr double c3 = 2.48015872894767294178e-05;
+constexpr double c4 = -2.75573143513906633035e-07;
+constexpr double c5 = 2.08757232129817482790e-09;
+constexpr double c6 = -1.13596475577881948265e-11;
+constexpr double two_pi = 6.28318530717958647693;
+
+[[gnu::always_inline]] inline void sincos_2pi_impl(double u, double& sn, double& cs) {
+  // Quadrant q = round(4u); r = u - q/4 is exact (both are multiples of 2^-55 and |r| <= 1/8),
+  // so the only rounding in the reduction is x = 2 pi r.
+  const double t = 4.0 * u + 0.5;
+  const auto qi = static_cast<std::int32_t>(t);  // t >= 0.5, truncation = floor
+  const double q = static_cast<double>(qi);
+  const double r = u - 0.25 * q;
+  const double x = two_pi * r;
+  const double z = x * x;
+  const double w = z * z;
+  const double rs = s2 + z * (s3 + z * s4) + z * w * (s5 + z * s6);
+  const double sk = x + (z * x) * (s1 + z * rs);
+  const double rc = z * (c1 + z * (c2 + z * c3)) + w * w * (c4 + z * (c5 + z * c6));
+  const double hz = 0.5 * z;
+  const double w1 = 1.0 - hz;
+  const double ck = w1 + (((1.0 - w1) - hz) + (z * rc));
+  // sin(q pi/2 + x), cos(q pi/2 + x) by quadrant: swap for odd q, signs from q and q + 1.
+  const bool odd = (qi & 1) != 0;
+  const double a = odd ? ck : sk;
+  const double b = odd ? sk : ck;
+  sn = (qi & 2) != 0 ? -a : a;
+  cs = ((qi + 1) & 2) != 0 ? -b : b;
+}
+
+[[gnu::always_inline]] inline double laplace_impl(double u, double b) {
+  // m = 2u for u < 1/2 and 2 - 2u otherwise (both exact); the sign of the result is that of
+  // u - 1/2 and its magnitude -b ln(m) (branch-free so that the loop vectorises).
+  const double lo = 2.0 * u;
+  const double hi = 2.0 - 2.0 * u;
+  const double m = lo < hi ? lo : hi;
+  return std::copysign(b * log_impl(m), u - 0.5);
+}
+
+[[gnu::always_inline]] inline void gauss_impl(
+    double u1, double u2, double sigma, double& z1, double& z2) {
+  const double rad = sigma * std::sqrt(-2.0 * log_impl(u1));
+  double sn, cs;
+  sincos_2pi_impl(u2, sn, cs);
+  z1 = rad * cs;
+  z2 = rad * sn;
+}
+
+// Open uniform from the top 52 bits of a word: ((w >> 12) + 1/2) 2^-52 in (0, 1), built with
+// the exponent trick (1 + k 2^-52) - 1 + 2^-53 — exact, and no integer -> double convert.
+[[gnu::always_inline]] inline double open01_from_bits(std::uint64_t w) {
+  const double one_k = std::bit_cast<double>(0x3ff0000000000000ull | (w >> 12));
+  return (one_k - 1.0) + 0x1p-53;
+}
+
+// Laplace from one 64-bit word: bit 0 is the sign, the top 52 bits give u in (0, 1) and the
+// magnitude -b ln(u) ~ Exp(b): x = (bit0 ? +1 : -1) * b * (-ln u).
+[[gnu::always_inline]] inline double laplace_bits_impl(std::uint64_t w, double b) {
+  const double l = b * log_impl(open01_from_bits(w));  // <= 0
+  return std::bit_cast<double>(std::bit_cast<std::uint64_t>(l) ^ (w << 63));
+}
+
+[[gnu::always_inline]] inline std::uint64_t word_at(const std::uint32_t* p, std::size_t i) {
+  return static_cast<std::uint64_t>(p[2 * i]) | (static_cast<std::uint64_t>(p[2 * i + 1]) << 32);
+}
+
+}  // namespace
+
+double laplace_from_bits(std::uint64_t w, double b) noexcept { return laplace_bits_impl(w, b); }
+
+DPX_MECH_CLONES void laplace_from_bits(std::span<const std::uint32_t> words,
+                                       std::span<double> out,
+                                       double b) noexcept {
+  const std::uint32_t* p = words.data();
+  double* o = out.data();
+  const std::size_t n = out.size();
+  DPX_VECTOR_LOOP
+  for (std::size_t i = 0; i < n; ++i) o[i] = laplace_bits_impl(word_at(p, i), b);
+}
+
+DPX_MECH_CLONES void add_laplace_from_bits(std::span<const std::uint32_t> words,
+                                           std::span<double> out,
+                                           double b) noexcept {
+  const std::uint32_t* p = words.data();
+  double* o = out.data();
+  const std::size_t n = out.size();
+  DPX_VECTOR_LOOP
+  for (std::size_t i = 0; i < n; ++i) o[i] = o[i] + laplace_bits_impl(word_at(p, i), b);
+}
+
+void gaussian_from_bits_pair(
+    std::uint64_t w1, std::uint64_t w2, double sigma, double& z1, double& z2) noexcept {
+  gauss_impl(open01_from_bits(w1), open01_from_bits(w2), sigma, z1, z2);
+}
+
+DPX_MECH_CLONES void gaussian_from_bits_split(std::span<const std::uint32_t> words,
+                                              std::span<double> out,
+                                              double sigma) noexcept {
+  const std::size_t m = out.size() / 2;
+  const std::uint32_t* p = words.data();
+  double* a = out.data();
+  double* b = out.data() + m;
+  DPX_VECTOR_LOOP
+  for (std::size_t i = 0; i < m; ++i) {
+    double z1, z2;
+    gauss_impl(open01_from_bits(word_at(p, i)), open01_from_bits(word_at(p, m + i)), sigma, z1, z2);
+    a[i] = z1;
+    b[i] = z2;
+  }
+}
+
+DPX_MECH_CLONES void add_gaussian_from_bits_split(std::span<const std::uint32_t> words,
+                                                  std::span<double> out,
+                                                  double sigma) noexcept {
+  const std::size_t m = out.size() / 2;
+  const std::uint32_t* p = words.data();
+  double* a = out.data();
+  double* b = out.data() + m;
+  DPX_VECTOR_LOOP
+  for (std::size_t i = 0; i < m; ++i) {
+    double z1, z2;
+    gauss_impl(open01_from_bits(word_at(p, i)), open01_from_bits(word_at(p, m + i)), sigma, z1, z2);
+    a[i] = a[i] + z1;
+    b[i] = b[i] + z2;
+  }
+}
+
+double log_kernel(double x) noexcept { return log_impl(x); }
+
+void sincos_2pi_kernel(double u, double& s, double& c) noexcept { sincos_2pi_impl(u, s, c); }
+
+double laplace_from_uniform(double u, double b) noexcept { return laplace_impl(u, b); }
+
+DPX_MECH_CLONES void laplace_from_uniform(std::span<double> u, double b) noexcept {
+  double* p = u.data();
+  const std::size_t n = u.size();
+  DPX_VECTOR_LOOP
+  for (std::size_t i = 0; i < n; ++i) p[i] = laplace_impl(p[i], b);
+}
+
+DPX_MECH_CLONES void add_laplace_from_uniform(std::span<const double> u,
+                                              std::span<double> out,
+                                              double b) noexcept {
+  const double* p = u.data();
+  double* o = out.data();
+  const std::size_t n = u.size();
+  DPX_VECTOR_LOOP
+  for (std::size_t i = 0; i < n; ++i) o[i] = o[i] + laplace_impl(p[i], b);
+}
+
+void gaussian_from_uniform_pair(
+    double u1, double u2, double sigma, double& z1, double& z2) noexcept {
+  gauss_impl(u1, u2, sigma, z1, z2);
+}
+
+DPX_MECH_CLONES void gaussian_from_uniform_split(std::span<double> u, double sigma) noexcept {
+  const std::size_t m = u.size() / 2;
+  double* a = u.data();
+  double* b = u.data() + m;
+  DPX_VECTOR_LOOP
+  for (std::size_t i = 0; i < m; ++i) {
+    double z1, z2;
+    gauss_impl(a[i], b[i], sigma, z1, z2);
+    a[i] = z1;
+    b[i] = z2;
+  }
+}
+
+DPX_MECH_CLONES void add_gaussian_from_uniform_split(std::span<const double> u,
+                                                     std::span<double> out,
+                                                     double sigma) noexcept {
+  const std::size_t m = u.size() / 2;
+  const double* a = u.data();
+  const double* b = u.data() + m;
+  double* oa = out.data();
+  double* ob = out.data() + m;
+  DPX_VECTOR_LOOP
+  for (std::size_t i = 0; i < m; ++i) {
+    double z1, z2;
+    gauss_impl(a[i], b[i], sigma, z1, z2);
+    oa[i] = oa[i] + z1;
+    ob[i] = ob[i] + z2;
+  }
+}
+
+}  // namespace dpx::mechanisms::detail

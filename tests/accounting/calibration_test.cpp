@@ -1,0 +1,115 @@
+// Properties checked (dpx/accounting/calibration.hpp):
+// - Calibrate-then-account round trips: the returned noise re-evaluated by the same method
+//   gives eps <= target and >= target (1 - 1e-6) (Gaussian: analytic, rdp, pld with and
+//   without subsampling; Laplace: basic, advanced, kov, pld).
+// - Cross-checks for the same events: pld <= rdp <= advanced <= basic (Gaussian with and
+//   without subsampling, Laplace), and zcdp >= exact for Gaussians.
+// - Monotonicity: eps decreases in sigma and delta, increases in steps and q.
+// - Classical calibration with steps > 1 is ISTDP Thm 3.3; it needs more noise than RDP/PLD.
+// - Bad input and unsupported combinations throw std::invalid_argument.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "dpx/accounting/calibration.hpp"
+#include "dpx/accounting/gaussian.hpp"
+#include "dpx/accounting/seeds.hpp"
+
+namespace acc = dpx::accounting;
+using acc::method;
+
+TEST(Calibration, GaussianRoundTrips) {
+  struct c {
+    acc::gaussian_calibration cal;
+    method m;
+    double q;
+    std::int64_t t;
+  };
+  for (const c& x : {c{acc::gaussian_calibration::analytic, method::pld, 1.0, 50},
+                     c{acc::gaussian_calibration::rdp, method::rdp, 1.0, 50},
+                     c{acc::gaussian_calibration::rdp, method::rdp, 0.01, 1000},
+                     c{acc::gaussian_calibration::pld, method::pld, 0.01, 300},
+                     c{acc::gaussian_calibration::pld, method::pld, 1.0, 7}}) {
+    for (double eps : {0.5, 3.0}) {
+      const double s = acc::calibrate_gaussian(x.cal, eps, 1e-5, x.t, x.q);
+      const double back = acc::account_gaussian(x.m, s, x.q, x.t, 1e-5);
+      // eps(delta) is itself a safe-side bisection (tolerance ~1e-15 relative)
+      EXPECT_LE(back, eps * (1 + 1e-13)) << acc::to_string(x.m) << " " << x.q << " " << eps;
+      if (x.q == 1.0 && x.m == method::pld) {
+        EXPECT_LE(acc::gaussian_composed_delta(eps, s, x.t), 1e-5);
+      }
+      EXPECT_GE(back, eps * (1 - 1e-6)) << acc::to_string(x.m) << " " << x.q << " " << eps;
+    }
+  }
+}
+
+TEST(Calibration, LaplaceRoundTrips) {
+  struct c {
+    acc::laplace_method cal;
+    method m;
+  };
+  for (const c& x : {c{acc::laplace_method::basic, method::basic},
+                     c{acc::laplace_method::advanced, method::advanced},
+                     c{acc::laplace_method::kov, method::kov},
+                     c{acc::laplace_method::pld, method::pld}}) {
+    const double b = acc::calibrate_laplace(2.0, 1e-5, 200, x.cal);
+    const double back = acc::account_laplace(x.m, b, 200, 1e-5);
+    EXPECT_LE(back, 2.0) << acc::to_string(x.m);
+    EXPECT_GE(back, 2.0 * (1 - 1e-6)) << acc::to_string(x.m);
+  }
+}
+
+TEST(Calibration, OrderingOfMethods) {
+  for (double q : {1.0, 0.01}) {
+    const std::int64_t t = q == 1.0 ? 100 : 1000;
+    const double s = q == 1.0 ? 10.0 : 1.0;
+    const double pld = acc::account_gaussian(method::pld, s, q, t, 1e-5);
+    const double rdp = acc::account_gaussian(method::rdp, s, q, t, 1e-5);
+    const double adv = acc::account_gaussian(method::advanced, s, q, t, 1e-5);
+    const double basic = acc::account_gaussian(method::basic, s, q, t, 1e-5);
+    EXPECT_LE(pld, rdp) << q;
+    EXPECT_LE(rdp, adv) << q;
+    EXPECT_LE(adv, basic) << q;
+    EXPECT_LE(acc::account_gaussian(method::kov, s, q, t, 1e-5), basic * (1 + 1e-12));
+    if (q == 1.0) {
+      EXPECT_GE(acc::account_gaussian(method::zcdp, s, q, t, 1e-5), pld);
+    }
+  }
+  const double pld = acc::account_laplace(method::pld, 10.0, 100, 1e-5);
+  const double rdp = acc::account_laplace(method::rdp, 10.0, 100, 1e-5);
+  const double adv = acc::account_laplace(method::advanced, 10.0, 100, 1e-5);
+  const double basic = acc::account_laplace(method::basic, 10.0, 100, 1e-5);
+  EXPECT_LE(pld, rdp);
+  EXPECT_LE(rdp, adv);
+  EXPECT_LE(adv, basic);
+  EXPECT_LE(pld, acc::account_laplace(method::kov, 10.0, 100, 1e-5));
+}
+
+TEST(Calibration, Monotonicity) {
+  for (method m : {method::basic, method::advanced, method::rdp, method::pld}) {
+    const double base = acc::account_gaussian(m, 1.5, 0.02, 200, 1e-5);
+    EXPECT_GT(base, acc::account_gaussian(m, 1.8, 0.02, 200, 1e-5)) << acc::to_string(m);
+    EXPECT_LT(base, acc::account_gaussian(m, 1.5, 0.02, 400, 1e-5)) << acc::to_string(m);
+    EXPECT_LT(base, acc::account_gaussian(m, 1.5, 0.04, 200, 1e-5)) << acc::to_string(m);
+    EXPECT_GT(base, acc::account_gaussian(m, 1.5, 0.02, 200, 1e-3)) << acc::to_string(m);
+  }
+}
+
+TEST(Calibration, ClassicalIsIstdpForManySteps) {
+  const double s = acc::calibrate_gaussian(acc::gaussian_calibration::classical, 1.0, 1e-5, 100);
+  EXPECT_DOUBLE_EQ(s, acc::istdp_theorem_3_3(1.0, 1e-5, 100, 1.0).noise_multiplier);
+  EXPECT_GT(s, acc::calibrate_gaussian(acc::gaussian_calibration::rdp, 1.0, 1e-5, 100));
+  EXPECT_GT(acc::calibrate_gaussian(acc::gaussian_calibration::rdp, 1.0, 1e-5, 100),
+            acc::calibrate_gaussian(acc::gaussian_calibration::pld, 1.0, 1e-5, 100));
+}
+
+TEST(Calibration, BadInput) {
+  EXPECT_THROW(acc::calibrate_gaussian(acc::gaussian_calibration::analytic, 1.0, 1e-5, 10, 0.1),
+               std::invalid_argument);
+  EXPECT_THROW(acc::calibrate_gaussian(acc::gaussian_calibration::classical, 2.0, 1e-5, 1),
+               std::invalid_argument);
+  EXPECT_THROW(acc::account_gaussian(method::zcdp, 1.0, 0.1, 10, 1e-5), std::invalid_argument);
+  EXPECT_THROW(acc::account_gaussian(method::rdp, 1.0, 1.5, 10, 1e-5), std::invalid_argument);
+  EXPECT_THROW(acc::account_laplace(method::rdp, 1.0, 0, 1e-5), std::invalid_argument);
+  EXPECT_THROW(acc::parse_method("moments"), std::invalid_argument);
+}

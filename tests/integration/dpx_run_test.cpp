@@ -1,0 +1,237 @@
+// Properties checked (the real `dpx` executable, docs/presets.md §6-§10):
+// - `dpx run <preset> --threads 1` and `--threads 2` write byte-identical tidy.csv;
+// - a run interrupted with SIGINT exits 130, keeps the finished blocks, leaves no *.tmp.* file,
+//   records status "interrupted"; `dpx run --resume` then completes it, and its tidy.csv is
+//   byte-identical to an uninterrupted run's;
+// - a bad preset exits 2 with exactly one line on stderr and creates no output directory;
+// - `dpx run --check` exits 1 when a rate check fails and 0 when it passes;
+// - `dpx list` lists the presets of DPX_EXPERIMENTS_DIR with their descriptions;
+// - `dpx run --all --out DIR` runs every preset into DIR/<name>;
+// - `dpx report` rebuilds the report from the block files without computing.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path presets = DPX_INTEGRATION_PRESETS;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Starts dpx with args in cwd, stdout/stderr to files, DPX_EXPERIMENTS_DIR = presets.
+pid_t spawn_dpx(const std::vector<std::string>& args,
+                const fs::path& cwd,
+                const fs::path& out,
+                const fs::path& err) {
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  // Child: only async-signal-safe work matters little here (single-threaded parent).
+  if (chdir(cwd.c_str()) != 0) _exit(127);
+  setenv("DPX_EXPERIMENTS_DIR", presets.c_str(), 1);
+  const int fo = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int fe = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fo < 0 || fe < 0) _exit(127);
+  dup2(fo, STDOUT_FILENO);
+  dup2(fe, STDERR_FILENO);
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(DPX_EXE));
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  execv(DPX_EXE, argv.data());
+  _exit(127);
+}
+
+int wait_exit(pid_t pid) {
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return -1;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+struct outcome {
+  int code;
+  std::string out, err;
+};
+
+class DpxRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::path(::testing::TempDir()) / (std::string("dpx_integration_") + info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  outcome run(const std::vector<std::string>& args) {
+    const pid_t pid = spawn_dpx(args, dir_, dir_ / "stdout.txt", dir_ / "stderr.txt");
+    const int code = wait_exit(pid);
+    return {code, slurp(dir_ / "stdout.txt"), slurp(dir_ / "stderr.txt")};
+  }
+
+  static std::size_t count_files(const fs::path& root, const std::string& needle) {
+    std::size_t n = 0;
+    std::error_code ec;
+    for (const auto& e : fs::recursive_directory_iterator(root, ec)) {
+      if (e.path().filename().string().find(needle) != std::string::npos) ++n;
+    }
+    return n;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(DpxRun, ThreadCountDoesNotChangeTidy) {
+  const auto a =
+      run({"run", "synthetic_rate", "--threads", "1", "--out", "t1", "--quiet", "--no-figures"});
+  ASSERT_EQ(a.code, 0) << a.err;
+  const auto b =
+      run({"run", "synthetic_rate", "--threads", "2", "--out", "t2", "--quiet", "--no-figures"});
+  ASSERT_EQ(b.code, 0) << b.err;
+  const std::string t1 = slurp(dir_ / "t1" / "tidy.csv");
+  EXPECT_EQ(std::count(t1.begin(), t1.end(), '\n'), 1 + 5 * 60);
+  EXPECT_EQ(t1, slurp(dir_ / "t2" / "tidy.csv"));
+  EXPECT_TRUE(a.err.empty()) << a.err;  // --quiet
+  EXPECT_NE(a.out.find("rate checks passed 1/1"), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("report.md"), std::string::npos) << a.out;
+  EXPECT_TRUE(fs::exists(dir_ / "t1" / "report.md"));
+  const auto m = nlohmann::json::parse(slurp(dir_ / "t1" / "manifest.json"));
+  EXPECT_EQ(m["status"], "completed");
+  EXPECT_EQ(m["counts"]["blocks"], 15);
+  EXPECT_EQ(m["env"]["OPENBLAS_NUM_THREADS"], "1");
+
+  // A rerun reuses every block; report rebuilds from blocks without tidy.csv.
+  const auto c = run({"run", "synthetic_rate", "--out", "t1", "--no-figures"});
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_NE(c.out.find("blocks 0 computed + 15 cached"), std::string::npos) << c.out;
+  EXPECT_FALSE(c.err.empty());  // progress line (off a TTY: one final line)
+  fs::remove(dir_ / "t1" / "tidy.csv");
+  const auto r = run({"report", "synthetic_rate", "--out", "t1", "--no-figures", "--check"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(dir_ / "t1" / "tidy.csv"), t1);
+}
+
+TEST_F(DpxRun, InterruptThenResumeMatchesUninterrupted) {
+  const pid_t pid =
+      spawn_dpx({"run", "synthetic_slow", "--threads", "1", "--out", "int", "--no-figures"},
+                dir_,
+                dir_ / "int_out.txt",
+                dir_ / "int_err.txt");
+  // Wait until at least one block is saved (at most 60 s), then interrupt.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (count_files(dir_ / "int", "reps_") == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_GT(count_files(dir_ / "int", "reps_"), 0u);
+  kill(pid, SIGINT);
+  const int code = wait_exit(pid);
+  EXPECT_EQ(code, 130) << slurp(dir_ / "int_err.txt");
+  const std::size_t saved = count_files(dir_ / "int", ".csv");
+  EXPECT_GE(saved, 1u);
+  EXPECT_LT(saved, 16u);
+  EXPECT_EQ(count_files(dir_, ".tmp."), 0u);
+  EXPECT_FALSE(fs::exists(dir_ / "int" / "tidy.csv"));
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir_ / "int" / "manifest.json"))["status"], "interrupted");
+  EXPECT_NE(slurp(dir_ / "int_err.txt").find("interrupted"), std::string::npos);
+
+  const auto resumed = run({"run",
+                            "synthetic_slow",
+                            "--threads",
+                            "2",
+                            "--out",
+                            "int",
+                            "--resume",
+                            "--quiet",
+                            "--no-figures"});
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  const auto m = nlohmann::json::parse(slurp(dir_ / "int" / "manifest.json"));
+  EXPECT_EQ(m["counts"]["cached"].get<std::size_t>(), saved);
+  EXPECT_EQ(m["counts"]["computed"].get<std::size_t>(), 16 - saved);
+  const auto clean =
+      run({"run", "synthetic_slow", "--threads", "2", "--out", "clean", "--quiet", "--no-figures"});
+  ASSERT_EQ(clean.code, 0) << clean.err;
+  EXPECT_EQ(slurp(dir_ / "int" / "tidy.csv"), slurp(dir_ / "clean" / "tidy.csv"));
+}
+
+TEST_F(DpxRun, BadPresetExits2WithOneLine) {
+  std::ofstream(dir_ / "bad.toml")
+      << "[experiment]\nname = \"bad\"\ndriver = \"synthetic_power_law\"\n"
+         "base_seed = 1\nreplications = 2\ncolour = \"red\"\n[fixed]\nn = 10\n";
+  const auto r = run({"run", (dir_ / "bad.toml").string(), "--out", "bad_out"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find("bad.toml:6:1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("colour"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_FALSE(fs::exists(dir_ / "bad_out"));
+  EXPECT_FALSE(fs::exists(dir_ / "results"));
+
+  std::ofstream(dir_ / "driver.toml")
+      << "[experiment]\nname = \"d\"\ndriver = \"nope\"\nbase_seed = 1\nreplications = 2\n";
+  const auto d = run({"run", (dir_ / "driver.toml").string()});
+  EXPECT_EQ(d.code, 2);
+  EXPECT_EQ(std::count(d.err.begin(), d.err.end(), '\n'), 1) << d.err;
+  EXPECT_NE(d.err.find("synthetic_power_law"), std::string::npos) << d.err;
+  EXPECT_FALSE(fs::exists(dir_ / "results"));
+
+  const auto unknown = run({"run", "no_such_preset"});
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_NE(unknown.err.find("synthetic_rate"), std::string::npos) << unknown.err;
+  EXPECT_EQ(run({"run", "synthetic_rate", "--force", "--resume"}).code, 2);
+  EXPECT_EQ(run({"run"}).code, 2);
+  EXPECT_FALSE(fs::exists(dir_ / "results"));
+}
+
+TEST_F(DpxRun, CheckFailsOnWrongRate) {
+  const auto wrong = run({"run", "synthetic_wrong_rate", "--check", "--quiet", "--no-figures"});
+  EXPECT_EQ(wrong.code, 1) << wrong.err;
+  EXPECT_NE(wrong.out.find("rate checks passed 0/1"), std::string::npos) << wrong.out;
+  EXPECT_TRUE(fs::exists(dir_ / "results" / "synthetic_wrong_rate" / "tidy.csv"));
+  // Without --check the same run is a success (the rate is reported, not enforced).
+  EXPECT_EQ(run({"run", "synthetic_wrong_rate", "--quiet", "--no-figures"}).code, 0);
+  const auto right =
+      run({"run", "synthetic_rate", "--quick", "--check", "--quiet", "--no-figures"});
+  EXPECT_EQ(right.code, 0) << right.err;
+  EXPECT_EQ(
+      nlohmann::json::parse(slurp(dir_ / "results" / "synthetic_rate" / "manifest.json"))["quick"],
+      true);
+}
+
+TEST_F(DpxRun, ListAndAll) {
+  const auto l = run({"list"});
+  ASSERT_EQ(l.code, 0) << l.err;
+  EXPECT_NE(l.out.find("synthetic_rate"), std::string::npos) << l.out;
+  EXPECT_NE(l.out.find("synthetic power law n^-0.5"), std::string::npos) << l.out;
+  EXPECT_NE(l.out.find("synthetic_slow"), std::string::npos) << l.out;
+
+  const auto all =
+      run({"run", "--all", "--quick", "--out", "all", "--threads", "2", "--quiet", "--no-figures"});
+  ASSERT_EQ(all.code, 0) << all.err;
+  for (const char* name : {"synthetic_rate", "synthetic_slow", "synthetic_wrong_rate"}) {
+    EXPECT_TRUE(fs::exists(dir_ / "all" / name / "tidy.csv")) << name;
+  }
+}
+
+}  // namespace
