@@ -44,6 +44,10 @@ class glm_loss {
   glm_loss(glm_kind kind, dataset_view data, double parameter = 1.0);
 
   glm_kind kind() const noexcept { return kind_; }
+  /// The viewed data (labels as given, before any {0, 1} -> {-1, +1} mapping).
+  const dataset_view& data() const noexcept { return data_; }
+  /// Huber's delta or the hinge smoothing h (as given to the constructor).
+  double parameter() const noexcept { return parameter_; }
   std::size_t size() const noexcept { return data_.rows; }
   std::size_t dimension() const noexcept { return data_.cols; }
 

@@ -1,0 +1,187 @@
+#pragma once
+/// \file
+/// Vocabulary shared by every dpx solver: the loss concepts the solvers are written against,
+/// the trace recorded at log-spaced checkpoints in ONE run, the termination status, and the
+/// result struct (iterate, trace, status + message, and the privacy events the run consumed, so
+/// that any accountant in dpx::accounting can report its (epsilon, delta)).
+///
+/// Conventions: the problem is min_theta F(theta) = L(theta) + R(theta), L a smooth empirical
+/// risk (dpx::losses::glm_loss or any type meeting smooth_loss), R a penalty or the indicator of
+/// a constraint set given by a dpx::prox::proximal_operator. A "step" is the proximal step size
+/// s in prox_{s R}(theta - s grad L(theta)) (units of 1 / curvature).
+
+#include <chrono>
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "dpx/core/privacy.hpp"
+
+namespace dpx::solvers {
+
+/// A differentiable objective: dimension(), value(theta) and value_and_gradient(theta, grad)
+/// (returns the value and writes the gradient). dpx::losses::glm_loss models it.
+template <class L>
+concept smooth_loss = requires(const L& l, std::span<const double> theta, std::span<double> grad) {
+  { l.dimension() } -> std::convertible_to<std::size_t>;
+  { l.value(theta) } -> std::convertible_to<double>;
+  { l.value_and_gradient(theta, grad) } -> std::convertible_to<double>;
+};
+
+/// An empirical risk over n examples with clipped per-example gradients (for bounded
+/// sensitivity): size(), clipped_gradient(theta, G, grad) (the average of per-example gradients
+/// each clipped to L2 norm G) and clipped_gradient_sum(theta, batch, G, grad_sum) (the sum over
+/// a batch of indices). dpx::losses::glm_loss models it.
+template <class L>
+concept clippable_loss = smooth_loss<L> && requires(const L& l,
+                                                    std::span<const double> theta,
+                                                    double clip,
+                                                    std::span<const std::size_t> batch,
+                                                    std::span<double> grad) {
+  { l.size() } -> std::convertible_to<std::size_t>;
+  l.clipped_gradient(theta, clip, grad);
+  l.clipped_gradient_sum(theta, batch, clip, grad);
+};
+
+/// How a run ended (algorithm outcomes are reported here, never thrown).
+enum class termination {
+  converged,           ///< the stopping test held (nonprivate solvers only)
+  max_iterations,      ///< ran the iteration budget (the normal end of every private solver)
+  line_search_failed,  ///< a backtracking search hit its trial cap (see the solver's docs)
+  diverged,            ///< the iterate or objective became non-finite
+};
+std::string to_string(termination t);
+
+/// Which iterations are recorded in the trace: every iteration up to 10, then the first
+/// iteration of each of `per_decade` log-spaced bins per decade (k with
+/// floor(per_decade log10 k) > floor(per_decade log10 (k - 1))), plus the last iteration.
+/// One run therefore yields the whole convergence curve at O(per_decade log T) points.
+struct checkpoint_options {
+  bool enabled = true;  ///< false: no trace at all
+  int per_decade = 10;  ///< >= 1
+  /// Evaluate the exact objective F at checkpoints. It is computed from the (private) data and
+  /// is NOT part of any private release: it is a diagnostic for experiments. Disable it when the
+  /// run must not touch the data outside the solver's private releases.
+  bool record_objective = true;
+  void validate(const char* function) const;
+  /// Whether iteration k (>= 1) is a checkpoint (the last iteration is added by the solver).
+  bool is_checkpoint(std::int64_t k) const noexcept;
+};
+
+/// One trace row.
+struct trace_point {
+  std::int64_t iteration = 0;  ///< iterations completed (0 = the starting point)
+  double objective = std::numeric_limits<double>::quiet_NaN();  ///< F(theta_k); NaN if not recorded
+  double step = std::numeric_limits<double>::quiet_NaN();       ///< step used by iteration k
+  std::int64_t line_search_trials =
+      0;               ///< trials of iteration k's line search (1 = first accepted)
+  double seconds = 0;  ///< solve time up to k, excluding trace evaluation
+};
+
+/// Result of a solver run (a plain aggregate the harness can serialise field by field).
+struct solve_result {
+  termination status = termination::max_iterations;
+  std::string message = "not run";
+  std::vector<double> x;        ///< the returned iterate (averaged when the solver averages)
+  std::int64_t iterations = 0;  ///< iterations (outer loop) performed
+  double objective = std::numeric_limits<double>::quiet_NaN();  ///< F(x); NaN when not computed
+  std::vector<trace_point> trace;           ///< log-spaced checkpoints (checkpoint_options)
+  std::int64_t line_search_trials = 0;      ///< total over the run
+  std::int64_t max_line_search_trials = 0;  ///< max over iterations
+  std::int64_t line_search_failures = 0;    ///< iterations whose search hit the trial cap
+  std::int64_t gradient_evaluations = 0;    ///< full (or batch) gradient computations
+  std::int64_t objective_evaluations = 0;   ///< objective evaluations by the algorithm itself
+  double seconds = 0;                       ///< solve time, excluding trace objective evaluations
+
+  // ---- privacy (empty / zero for nonprivate runs) ----
+  /// Every private release the run made, in order (one entry per release; feed them to an
+  /// accountant: accountant.compose(e) for each).
+  std::vector<core::privacy_event> privacy_events;
+  /// Neighbouring relation the events' sensitivities were computed under.
+  core::neighbouring relation = core::neighbouring::replace_one;
+  double sensitivity = 0;     ///< sensitivity of one release (L2, or L1 per coordinate)
+  double noise_scale = 0;     ///< sigma (Gaussian) or b (Laplace) actually used; 0 = no noise
+  double epsilon_target = 0;  ///< the (epsilon, delta) the calibration aimed at (0 = none)
+  double delta_target = 0;
+  /// What the output guarantees, in words (e.g. "(eps, delta)-DP under replace-one" or
+  /// "NOT private: ...").
+  std::string guarantee = "nonprivate";
+
+  /// True when x is finite and the run did not diverge.
+  bool usable() const noexcept;
+  /// One line: status, iterations, objective, seconds.
+  std::string brief_report() const;
+};
+
+namespace detail {
+
+/// Wall clock for solve time, with trace evaluation time subtracted.
+class stopwatch {
+ public:
+  stopwatch() : start_(std::chrono::steady_clock::now()) {}
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() -
+           excluded_;
+  }
+  /// Exclude the time spent in f().
+  template <class F>
+  auto exclude(F&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = f();
+    excluded_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+  double excluded_ = 0;
+};
+
+inline bool all_finite(std::span<const double> v) noexcept {
+  for (double t : v)
+    if (!std::isfinite(t)) return false;
+  return true;
+}
+inline double squared_distance(std::span<const double> a, std::span<const double> b) noexcept {
+  double s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) s += (a[i] - b[i]) * (a[i] - b[i]);
+  return s;
+}
+inline double dot(std::span<const double> a, std::span<const double> b) noexcept {
+  double s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+  return s;
+}
+inline double norm_inf(std::span<const double> a) noexcept {
+  double s = 0;
+  for (double t : a) s = std::fmax(s, std::fabs(t));
+  return s;
+}
+
+/// Appends a trace point; the objective (a callable) is evaluated only when recorded, and its
+/// time is excluded from the solve time.
+template <class F>
+void record(solve_result& r,
+            const checkpoint_options& c,
+            stopwatch& clock,
+            std::int64_t k,
+            double step,
+            std::int64_t trials,
+            F&& objective) {
+  trace_point p;
+  p.iteration = k;
+  p.step = step;
+  p.line_search_trials = trials;
+  p.seconds = clock.elapsed();
+  if (c.record_objective) p.objective = clock.exclude([&] { return objective(); });
+  r.trace.push_back(p);
+}
+
+}  // namespace detail
+
+}  // namespace dpx::solvers

@@ -1,0 +1,140 @@
+#pragma once
+/// \file
+/// DP-SGD (Abadi, Chu, Goodfellow, McMahan, Mironov, Talwar & Zhang 2016, Algorithm 1) with
+/// Poisson subsampling, per-example clipping and Gaussian noise, and its proximal variant
+/// (theta <- prox_{eta_t R}(theta - eta_t g~) for L1 / MCP / SCAD penalties or projections).
+///
+/// Step t: every example joins the batch B_t independently with probability q (Poisson
+/// subsampling; one uniform per example from the rng); g~ = (sum_{i in B_t} clip_G(grad l_i) +
+/// N(0, (sigma G)^2 I)) / (q n) (the expected batch size as denominator, as Opacus does, so the
+/// sum's sensitivity stays G); theta <- prox_{eta_t R}(theta - eta_t g~).
+/// Privacy: each step is the Poisson-subsampled Gaussian mechanism with rate q and noise
+/// multiplier sigma under ADD/REMOVE neighbours; events: one subsampled_gaussian_event{q, sigma}
+/// per step (none when sigma = 0). dpx::accounting's RDP accountant (Mironov, Talwar & Zhang
+/// 2019) or a PLD accountant turns them into (epsilon, delta). The penalty / projection and the
+/// averaging are post-processing.
+
+#include <algorithm>
+#include <cmath>
+#include <concepts>
+#include <cstdint>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "dpx/core/error.hpp"
+#include "dpx/core/privacy.hpp"
+#include "dpx/core/rng.hpp"
+#include "dpx/mechanisms/gaussian.hpp"
+#include "dpx/prox/prox.hpp"
+#include "dpx/solvers/common.hpp"
+#include "dpx/solvers/pgd.hpp"
+
+namespace dpx::solvers {
+
+/// Step-size schedule eta_t.
+enum class step_schedule {
+  constant,      ///< eta_t = eta
+  inverse_sqrt,  ///< eta_t = eta / sqrt(t)
+};
+
+/// Options of dp_sgd().
+struct dp_sgd_options {
+  std::int64_t iterations = 1000;  ///< steps, >= 1
+  double step_size = 0.1;          ///< eta, > 0
+  step_schedule schedule = step_schedule::constant;
+  double sampling_rate = 0.01;    ///< q in (0, 1]
+  double clip_norm = 1.0;         ///< G > 0
+  double noise_multiplier = 1.0;  ///< sigma >= 0 (noise sd sigma G on the batch sum); 0 = none
+  iterate_output output = iterate_output::last;
+  checkpoint_options trace;
+  /// Throws core::invalid_argument_error naming the field.
+  void validate() const;
+};
+
+/// DP-SGD / proximal DP-SGD from theta0.
+template <clippable_loss Loss, prox::proximal_operator Penalty, std::uniform_random_bit_generator G>
+solve_result dp_sgd(const Loss& loss,
+                    const Penalty& penalty,
+                    std::span<const double> theta0,
+                    const dp_sgd_options& options,
+                    G& rng);
+
+// ================================ implementation ==========================================
+
+template <clippable_loss Loss, prox::proximal_operator Penalty, std::uniform_random_bit_generator G>
+solve_result dp_sgd(const Loss& loss,
+                    const Penalty& penalty,
+                    std::span<const double> theta0,
+                    const dp_sgd_options& options,
+                    G& rng) {
+  const char* fn = "solvers::dp_sgd";
+  options.validate();
+  const std::size_t d = loss.dimension(), n = loss.size();
+  core::check_size(fn, "theta0", theta0.size(), d);
+  core::check_finite_span(fn, "theta0", theta0);
+  detail::stopwatch clock;
+  solve_result r;
+  const double q = options.sampling_rate, sigma = options.noise_multiplier;
+  const bool noisy = sigma > 0;
+  r.relation = core::neighbouring::add_remove;
+  r.sensitivity = options.clip_norm;
+  r.noise_scale = sigma * options.clip_norm;
+  r.guarantee = noisy ? "private under add/remove: Poisson-subsampled Gaussian releases (see "
+                        "privacy_events; account with RDP or PLD)"
+                      : "nonprivate (noise_multiplier = 0)";
+  const auto noise = mechanisms::gaussian::from_sigma(
+      noisy ? r.noise_scale : 1.0, options.clip_norm, core::neighbouring::add_remove);
+  const double denom = q * static_cast<double>(n);
+  std::vector<double> th(theta0.begin(), theta0.end()), g(d), u(d), avg(d, 0.0), unif(n);
+  std::vector<std::size_t> batch;
+  batch.reserve(static_cast<std::size_t>(denom * 1.5) + 16);
+  const bool averaging = options.output == iterate_output::average;
+  const auto objective = [&](std::span<const double> x) {
+    return loss.value(x) + penalty.value(x);
+  };
+  if (options.trace.enabled)
+    detail::record(r, options.trace, clock, 0, options.step_size, 0, [&] { return objective(th); });
+  r.status = termination::max_iterations;
+  r.message = "ran all steps";
+  for (std::int64_t t = 1; t <= options.iterations; ++t) {
+    batch.clear();
+    if (q >= 1.0) {
+      for (std::size_t i = 0; i < n; ++i) batch.push_back(i);
+    } else {
+      rng::fill_uniform01(rng, std::span<double>(unif));
+      for (std::size_t i = 0; i < n; ++i)
+        if (unif[i] < q) batch.push_back(i);
+    }
+    loss.clipped_gradient_sum(th, batch, options.clip_norm, g);
+    ++r.gradient_evaluations;
+    if (noisy) {
+      noise.privatize(g, rng);
+      r.privacy_events.push_back(core::subsampled_gaussian_event{q, sigma});
+    }
+    const double eta = options.schedule == step_schedule::constant
+                           ? options.step_size
+                           : options.step_size / std::sqrt(static_cast<double>(t));
+    for (std::size_t j = 0; j < d; ++j) u[j] = th[j] - eta * g[j] / denom;
+    penalty.apply(u, eta, th);
+    const double inv = 1.0 / static_cast<double>(t);
+    for (std::size_t j = 0; j < d; ++j) avg[j] += (th[j] - avg[j]) * inv;
+    r.iterations = t;
+    if (!detail::all_finite(th)) {
+      r.status = termination::diverged;
+      r.message = "non-finite iterate";
+      break;
+    }
+    if (options.trace.is_checkpoint(t) || t == options.iterations)
+      detail::record(r, options.trace, clock, t, eta, 0, [&] {
+        return objective(averaging ? std::span<const double>(avg) : std::span<const double>(th));
+      });
+  }
+  r.x = averaging ? std::move(avg) : std::move(th);
+  if (options.trace.record_objective) r.objective = clock.exclude([&] { return objective(r.x); });
+  r.seconds = clock.elapsed();
+  return r;
+}
+
+}  // namespace dpx::solvers

@@ -1,0 +1,291 @@
+#pragma once
+/// \file
+/// ISTDP: differentially private iterative shrinkage-thresholding with BB steps (seed 002, Yuan &
+/// Peng 2023, Algorithm 1), with the corrections of shared/spec/istdp.md.
+///
+/// Problem: min F(theta) = L(theta; D) + R(theta), L smooth (average loss), R any proximal
+/// operator (the paper: MCP). Paper notation: theta^0 != theta^1 given; for k = 1 ... T-1:
+///   1. g^k = grad L(theta^k; D); xi^k = g^k + N(0, sigma^2 I)             (the private release)
+///   2. BB step alpha = s^T s / s^T y, s = theta^k - theta^{k-1}, y = g^k - g^{k-1}, clipped to
+///      [alpha_min, alpha_max]; alpha_max when s^T y <= 0 (PDF and text before eq. (3); the
+///      transcription's s^T s / y^T y is a transcription error);
+///   3. theta_hat = prox_{alpha R}(theta^k - alpha xi^k); accept when
+///      F(theta^k) - F(theta_hat) >= (beta alpha / 2) ||theta_hat - theta^k||^2, else alpha <- eta
+///      alpha and repeat;
+///   4. theta^{k+1} = theta_hat.      Output theta^T.
+/// The solver runs T - 1 updates (T = options.iterations); result.iterations = T - 1 and trace
+/// iteration k holds theta^{k+1}.
+///
+/// Variants:
+///  * as_published: exactly the above. Steps 2 and 3 use the EXACT gradients g^k, g^{k-1} and the
+///    EXACT objective F(.; D): the output is NOT (epsilon, delta)-DP (spec istdp.md, item 1); only
+///    the sequence of noisy gradients xi^k is. For reproducing the paper. If a line search hits
+///    max_backtracks (possible with noise: the algorithm as printed would loop forever), the
+///    iteration keeps theta^{k+1} = theta^k and result.line_search_failures counts it.
+///  * strict: private by construction. The BB step uses the noisy gradients
+///    (y = xi^k - xi^{k-1}; post-processing), with alpha_max <= 1 / L_s for a PUBLIC smoothness
+///    bound L_s (options.public_smoothness, never computed from the data); the first update uses
+///    alpha_max; the clipped step is accepted without a line search; theta^0 is not used. The
+///    only data access is the T - 1 gradient releases. The output is (epsilon, delta)-DP under the
+///    configured neighbouring relation (with the gradient_bound sensitivity, the released average
+///    gradient is projected onto the ball of radius U so that 2U bounds its sensitivity by
+///    construction).
+///
+/// Sensitivity of one release (L2): gradient_bound: 2U (the paper; U a public bound on ||grad L||,
+/// replace-one); clipping: per-example gradients clipped to G, 2G/n (replace-one) or G/n
+/// (add/remove) (spec item 2).
+/// Calibration: paper = Thm. 3.3 (per-step (eps_k, delta_k), classical Gaussian, advanced
+/// composition over T steps); tight = exact composition of the T - 1 Gaussian releases
+/// (calibration.hpp); fixed = options.sigma (0 = noiseless). Events: one gaussian_event
+/// {sigma / sensitivity} per release (none when sigma = 0).
+
+#include <algorithm>
+#include <cmath>
+#include <concepts>
+#include <cstdint>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "dpx/core/error.hpp"
+#include "dpx/core/privacy.hpp"
+#include "dpx/mechanisms/gaussian.hpp"
+#include "dpx/prox/prox.hpp"
+#include "dpx/solvers/calibration.hpp"
+#include "dpx/solvers/common.hpp"
+
+namespace dpx::solvers {
+
+/// Which ISTDP (see the file comment).
+enum class istdp_variant { as_published, strict };
+std::string to_string(istdp_variant v);
+istdp_variant parse_istdp_variant(const std::string& s);
+
+/// Options of istdp().
+struct istdp_options {
+  std::int64_t iterations = 100;  ///< T of the paper (T - 1 updates and releases), >= 2
+  istdp_variant variant = istdp_variant::strict;
+  double eta = 0.5;                  ///< backtracking factor, in (0, 1) (as_published)
+  double beta = 0.5;                 ///< acceptance constant, in (0, 1) (as_published)
+  double alpha_min = 1e-4;           ///< step clip, 0 < alpha_min < alpha_max
+  double alpha_max = 1.0;            ///< strict: must be <= 1 / public_smoothness
+  std::int64_t max_backtracks = 60;  ///< as_published: line-search trial cap, >= 1
+  /// strict: a public bound L_s on the smoothness of L (e.g. 1/4 for logistic and 1 for least
+  /// squares with ||x|| <= 1); > 0 required by strict.
+  double public_smoothness = 0;
+  sensitivity_mode sensitivity = sensitivity_mode::clipping;
+  double gradient_bound = 0;  ///< U (> 0) for sensitivity_mode::gradient_bound
+  double clip_norm = 1.0;     ///< G (> 0) for sensitivity_mode::clipping
+  /// Neighbouring relation (clipping mode; gradient_bound is replace-one as in the paper).
+  core::neighbouring relation = core::neighbouring::replace_one;
+  noise_calibration calibration = noise_calibration::tight;
+  double epsilon = 1.0;  ///< target (paper / tight), > 0
+  double delta = 1e-5;   ///< target (paper / tight), in (0, 1)
+  double sigma = 0.0;    ///< noise sd for calibration::fixed, >= 0
+  checkpoint_options trace;
+  /// Throws core::invalid_argument_error naming the field.
+  void validate() const;
+};
+
+/// Sensitivity (L2) of one gradient release for these options and n examples.
+double istdp_sensitivity(const istdp_options& o, std::size_t n);
+/// Noise sd sigma the options imply for n examples (0 for fixed with sigma 0).
+double istdp_sigma(const istdp_options& o, std::size_t n);
+
+/// ISTDP from (theta0, theta1) (theta0 != theta1 for as_published). Loss: clippable_loss (a
+/// smooth_loss suffices with sensitivity_mode::gradient_bound). Noise from `rng`.
+template <smooth_loss Loss, prox::proximal_operator Penalty, std::uniform_random_bit_generator G>
+solve_result istdp(const Loss& loss,
+                   const Penalty& penalty,
+                   std::span<const double> theta0,
+                   std::span<const double> theta1,
+                   const istdp_options& options,
+                   G& rng);
+
+// ================================ implementation ==========================================
+
+namespace detail {
+std::size_t loss_size_or_zero(const auto& loss) {
+  if constexpr (requires { loss.size(); })
+    return static_cast<std::size_t>(loss.size());
+  else
+    return 0;
+}
+/// The released gradient before noise: clipped average (clipping) or the exact gradient
+/// (gradient_bound; projected onto the U-ball when `project`).
+template <class Loss>
+void istdp_gradient(const Loss& loss,
+                    const istdp_options& o,
+                    std::span<const double> theta,
+                    std::span<double> g,
+                    bool project) {
+  if (o.sensitivity == sensitivity_mode::clipping) {
+    if constexpr (clippable_loss<Loss>) {
+      loss.clipped_gradient(theta, o.clip_norm, g);
+    } else {
+      core::throw_invalid("solvers::istdp",
+                          "sensitivity",
+                          "clipping",
+                          "needs a loss with clipped per-example gradients");
+    }
+  } else {
+    loss.value_and_gradient(theta, g);
+    if (project) {
+      double nrm = std::sqrt(detail::dot(g, g));
+      if (nrm > o.gradient_bound)
+        for (double& v : g) v *= o.gradient_bound / nrm;
+    }
+  }
+}
+}  // namespace detail
+
+template <smooth_loss Loss, prox::proximal_operator Penalty, std::uniform_random_bit_generator G>
+solve_result istdp(const Loss& loss,
+                   const Penalty& penalty,
+                   std::span<const double> theta0,
+                   std::span<const double> theta1,
+                   const istdp_options& options,
+                   G& rng) {
+  const char* fn = "solvers::istdp";
+  options.validate();
+  const std::size_t d = loss.dimension();
+  core::check_size(fn, "theta0", theta0.size(), d);
+  core::check_size(fn, "theta1", theta1.size(), d);
+  core::check_finite_span(fn, "theta0", theta0);
+  core::check_finite_span(fn, "theta1", theta1);
+  const bool published = options.variant == istdp_variant::as_published;
+  if (published && detail::squared_distance(theta0, theta1) == 0)
+    core::throw_invalid(fn, "theta0", "theta1", "as_published needs theta0 != theta1");
+  const std::size_t n = detail::loss_size_or_zero(loss);
+  if (options.sensitivity == sensitivity_mode::clipping && n == 0)
+    core::throw_invalid(fn, "sensitivity", "clipping", "needs a loss with size()");
+
+  detail::stopwatch clock;
+  solve_result r;
+  r.sensitivity = istdp_sensitivity(options, n);
+  r.noise_scale = istdp_sigma(options, n);
+  r.relation = options.sensitivity == sensitivity_mode::clipping ? options.relation
+                                                                 : core::neighbouring::replace_one;
+  if (options.calibration != noise_calibration::fixed) {
+    r.epsilon_target = options.epsilon;
+    r.delta_target = options.delta;
+  }
+  const double sigma = r.noise_scale;
+  const bool noisy = sigma > 0;
+  const std::string rel = core::to_string(r.relation);
+  if (!noisy)
+    r.guarantee = "nonprivate (sigma = 0)";
+  else if (published)
+    r.guarantee =
+        "NOT private: only the noisy gradients are Gaussian releases; the BB step and line search "
+        "use exact gradients and objective values (spec istdp.md item 1)";
+  else if (options.calibration == noise_calibration::fixed)
+    r.guarantee = "private by construction: " + std::to_string(options.iterations - 1) +
+                  " Gaussian releases (see privacy_events) under " + rel;
+  else
+    r.guarantee = "(epsilon, delta)-DP under " + rel + " (" + to_string(options.calibration) +
+                  " calibration)";
+
+  const auto noise = noisy ? mechanisms::gaussian::from_sigma(sigma, r.sensitivity)
+                           : mechanisms::gaussian::from_sigma(1.0);
+  const auto objective = [&](std::span<const double> th) {
+    return loss.value(th) + penalty.value(th);
+  };
+
+  std::vector<double> th(theta1.begin(), theta1.end()), th_prev(theta0.begin(), theta0.end());
+  std::vector<double> g(d), g_prev(d), xi(d), xi_prev(d), u(d), th_hat(d);
+  bool have_prev = published;  // strict: no release before theta^1
+  double f = 0;
+  if (published) {
+    detail::istdp_gradient(loss, options, th_prev, g_prev, false);  // g^0 (exact)
+    f = objective(th);                                              // F(theta^1)
+    r.gradient_evaluations = 1;
+    r.objective_evaluations = 1;
+  }
+  if (options.trace.enabled)
+    detail::record(r, options.trace, clock, 0, std::nan(""), 0, [&] { return objective(th); });
+  r.status = termination::max_iterations;
+  r.message = "ran T - 1 = " + std::to_string(options.iterations - 1) + " updates";
+  const std::int64_t updates = options.iterations - 1;
+  for (std::int64_t k = 1; k <= updates; ++k) {
+    // 1. gradient release
+    detail::istdp_gradient(loss, options, th, g, !published);
+    ++r.gradient_evaluations;
+    std::copy(g.begin(), g.end(), xi.begin());
+    if (noisy) {
+      noise.privatize(xi, rng);
+      r.privacy_events.push_back(noise.event());
+    }
+    // 2. BB step
+    double alpha = options.alpha_max;
+    if (have_prev) {
+      const std::span<const double> yk = published ? std::span<const double>(g) : xi;
+      const std::span<const double> yp = published ? std::span<const double>(g_prev) : xi_prev;
+      double ss = 0, sy = 0;
+      for (std::size_t j = 0; j < d; ++j) {
+        const double s = th[j] - th_prev[j];
+        ss += s * s;
+        sy += s * (yk[j] - yp[j]);
+      }
+      if (sy > 0) alpha = std::clamp(ss / sy, options.alpha_min, options.alpha_max);
+    }
+    // 3. prox step (+ line search for as_published)
+    std::int64_t trials = 0;
+    bool accepted = false;
+    double f_hat = 0;
+    while (true) {
+      ++trials;
+      for (std::size_t j = 0; j < d; ++j) u[j] = th[j] - alpha * xi[j];
+      penalty.apply(u, alpha, th_hat);
+      if (!published) {
+        accepted = true;
+        break;
+      }
+      f_hat = objective(th_hat);
+      ++r.objective_evaluations;
+      if (f - f_hat >= 0.5 * options.beta * alpha * detail::squared_distance(th_hat, th)) {
+        accepted = true;
+        break;
+      }
+      if (trials >= options.max_backtracks) break;
+      alpha *= options.eta;
+    }
+    r.line_search_trials += trials;
+    r.max_line_search_trials = std::max(r.max_line_search_trials, trials);
+    // 4. update
+    th_prev = th;
+    g_prev.swap(g);
+    xi_prev.swap(xi);
+    have_prev = true;
+    if (accepted) {
+      th.swap(th_hat);
+      f = f_hat;
+    } else {
+      ++r.line_search_failures;  // keep theta^{k+1} = theta^k
+    }
+    r.iterations = k;
+    if (!detail::all_finite(th)) {
+      r.status = termination::diverged;
+      r.message = "non-finite iterate";
+      break;
+    }
+    if (options.trace.is_checkpoint(k) || k == updates)
+      detail::record(
+          r, options.trace, clock, k, alpha, trials, [&] { return published ? f : objective(th); });
+  }
+  if (r.line_search_failures > 0 && r.status != termination::diverged) {
+    r.status = termination::line_search_failed;
+    r.message = std::to_string(r.line_search_failures) +
+                " line searches hit max_backtracks (those iterations kept theta^k)";
+  }
+  r.x = std::move(th);
+  if (published)
+    r.objective = f;
+  else if (options.trace.record_objective)
+    r.objective = clock.exclude([&] { return objective(r.x); });
+  r.seconds = clock.elapsed();
+  return r;
+}
+
+}  // namespace dpx::solvers

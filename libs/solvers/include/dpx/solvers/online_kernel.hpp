@@ -1,0 +1,158 @@
+#pragma once
+/// \file
+/// Differentially private online kernel regression (seed 004, Nie & Wang 2017; spec
+/// shared/spec/online-kernel.md).
+///
+/// f_0 = 0; f_{t+1} = f_t - eta_t [ (f_t(x_t) - y_t) K_{x_t} + lambda_t f_t ],
+/// eta_t = (t + t0)^{-theta}, lambda_t = (t + t0)^{-(1 - theta)}, 1/2 < theta < 1,
+/// t0^theta >= kappa^2 + 1. f_t = s * sum_i a_i K(x_i, .) is stored as centres, raw coefficients
+/// a_i and ONE running scale s: the shrink (1 - eta_t lambda_t) multiplies s (O(1)), the new
+/// coefficient is -eta_t (f_t(x_t) - y_t) / s, so a step costs t kernel evaluations (for
+/// f_t(x_t)) plus O(1).
+/// Responses are clamped to [-M, M] (the theorem assumes |y| <= M; clamping makes it hold).
+///
+/// Privacy (replace-one, any position; spec): sup-norm sensitivity of f_t
+///   C_t = 2 kappa^2 (kappa^2 + 1) M / (t - 1 + t0)^{2 theta - 1}   (paper eq. (17)),
+/// RKHS-norm sensitivity  D_t = 2 eta_{t-1} kappa (kappa^2 M / lambda_{t-1} + M)  (Lemma 2 step).
+///  * per_query (the paper's mechanism): predict_private(x) = f_t(x) + Lap(C_t / epsilon); ONE
+///    value at one point is epsilon-DP; every answer is a new release (laplace_event{1/epsilon})
+///    and q answers compose.
+///  * function_release (Hall, Rinaldo & Wasserman 2013, Cor. 9): release_function(points) returns
+///    f_t + (c D_t) Z at the points, Z a Gaussian process with covariance K, c = sqrt(2 log(2 /
+///    delta)) / epsilon (HRW's classical constant, epsilon <= 1) — (epsilon, delta)-DP for the
+///    function on ANY finite set of points; event gaussian_event{c}.
+/// Adding one scalar Lap(C_t/eps) to the whole function does NOT make the function private.
+
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "dpx/core/error.hpp"
+#include "dpx/core/privacy.hpp"
+#include "dpx/mechanisms/gaussian.hpp"
+#include "dpx/mechanisms/laplace.hpp"
+
+namespace dpx::solvers {
+
+/// Kernel family.
+enum class kernel_kind {
+  gaussian,    ///< exp(-||x - x'||^2 / (2 bandwidth^2)); kappa = 1
+  polynomial,  ///< (<x, x'> + offset)^degree
+  linear,      ///< <x, x'>
+};
+std::string to_string(kernel_kind k);
+kernel_kind parse_kernel_kind(const std::string& s);
+
+/// A Mercer kernel on R^p.
+struct kernel {
+  kernel_kind kind = kernel_kind::gaussian;
+  double bandwidth = 1.0;  ///< gaussian, > 0
+  int degree = 2;          ///< polynomial, >= 1
+  double offset = 1.0;     ///< polynomial, >= 0
+  void validate(const char* function) const;
+  double operator()(std::span<const double> a, std::span<const double> b) const noexcept;
+  /// kappa = sup sqrt(K(x, x)) over inputs with ||x|| <= input_bound (1 for gaussian).
+  double kappa(double input_bound) const noexcept;
+};
+
+/// Privacy mode of the online regressor.
+enum class kernel_privacy { none, per_query, function_release };
+std::string to_string(kernel_privacy p);
+kernel_privacy parse_kernel_privacy(const std::string& s);
+
+/// Options of online_kernel_regression.
+struct online_kernel_options {
+  double theta = 0.75;        ///< in (1/2, 1)
+  double t0 = 0;              ///< >= (kappa^2 + 1)^{1/theta}; 0 = that smallest valid value
+  double output_bound = 1.0;  ///< M > 0 (responses clamped to [-M, M])
+  double input_bound = 1.0;   ///< public bound on ||x|| (polynomial / linear kappa), > 0
+  kernel_privacy privacy = kernel_privacy::none;
+  double epsilon = 1.0;  ///< > 0 (per_query, function_release)
+  double delta = 1e-5;   ///< in (0, 1) (function_release)
+  void validate() const;
+};
+
+/// The online regressor (one object per stream; not thread-safe).
+class online_kernel_regression {
+ public:
+  /// input_dim p >= 1.
+  online_kernel_regression(kernel k, std::size_t input_dim, online_kernel_options options);
+
+  /// One step with example (x, y) (x of size p, finite; y clamped to [-M, M]).
+  void update(std::span<const double> x, double y);
+  /// f_t(x), nonprivate, O(t).
+  double predict(std::span<const double> x) const;
+  /// per_query: f_t(x) + Lap(C_t / epsilon); appends a laplace_event. Throws unless
+  /// privacy == per_query.
+  template <std::uniform_random_bit_generator G>
+  double predict_private(std::span<const double> x, G& g) {
+    if (o_.privacy != kernel_privacy::per_query)
+      core::throw_invalid("solvers::online_kernel_regression::predict_private",
+                          "privacy",
+                          to_string(o_.privacy),
+                          "must be per_query");
+    const double c = sup_sensitivity();
+    const double v = predict(x);
+    if (c == 0) return v;  // f_0 = 0 does not depend on the data
+    const auto lap = mechanisms::laplace::calibrate(o_.epsilon, c);
+    events_.push_back(lap.event());
+    return v + lap.sample(g);
+  }
+  /// function_release: f_t + c D_t Z at the m points (m x p row-major), Z ~ GP(0, K) sampled
+  /// jointly (Cholesky of the m x m Gram, O(m^3)); appends a gaussian_event.
+  template <std::uniform_random_bit_generator G>
+  std::vector<double> release_function(std::span<const double> points, G& g) {
+    const char* fn = "solvers::online_kernel_regression::release_function";
+    if (o_.privacy != kernel_privacy::function_release)
+      core::throw_invalid(fn, "privacy", to_string(o_.privacy), "must be function_release");
+    if (points.size() % p_ != 0 || points.empty())
+      core::throw_invalid(fn, "points", double(points.size()), "must be m * input_dim, m >= 1");
+    const std::size_t m = points.size() / p_;
+    std::vector<double> z(m), out(m);
+    const auto std_normal = mechanisms::gaussian::from_sigma(1.0);
+    std_normal.fill(z, g);
+    const double scale = function_noise_multiplier() * rkhs_sensitivity();
+    gp_transform(points, z);  // z <- L z, L L^T = K(points)
+    for (std::size_t i = 0; i < m; ++i) out[i] = predict(points.subspan(i * p_, p_)) + scale * z[i];
+    if (scale > 0) events_.push_back(core::gaussian_event{function_noise_multiplier()});
+    return out;
+  }
+
+  std::int64_t steps() const noexcept { return t_; }
+  double eta(std::int64_t t) const noexcept { return std::pow(double(t) + t0_, -o_.theta); }
+  double lambda(std::int64_t t) const noexcept {
+    return std::pow(double(t) + t0_, -(1.0 - o_.theta));
+  }
+  double t0() const noexcept { return t0_; }
+  double kappa() const noexcept { return kappa_; }
+  /// C_t of the current f_t (0 at t = 0).
+  double sup_sensitivity() const noexcept;
+  /// D_t of the current f_t (0 at t = 0).
+  double rkhs_sensitivity() const noexcept;
+  /// c = sqrt(2 log(2/delta)) / epsilon of function_release.
+  double function_noise_multiplier() const noexcept;
+  /// Effective coefficients s * a_i of f_t = sum_i coef_i K(x_i, .).
+  std::vector<double> coefficients() const;
+  /// Centres x_i (t x p row-major).
+  const std::vector<double>& centres() const noexcept { return x_; }
+  /// Releases made so far.
+  const std::vector<core::privacy_event>& privacy_events() const noexcept { return events_; }
+
+ private:
+  void gp_transform(std::span<const double> points, std::vector<double>& z) const;
+  kernel k_;
+  std::size_t p_;
+  online_kernel_options o_;
+  double t0_, kappa_;
+  std::int64_t t_ = 0;
+  double scale_ = 1.0;
+  std::vector<double> x_, a_;
+  std::vector<core::privacy_event> events_;
+};
+
+}  // namespace dpx::solvers

@@ -1,0 +1,188 @@
+#pragma once
+/// \file
+/// Projected gradient descent and noisy projected gradient descent (seed 001; spec
+/// shared/spec/noisy-pgd.md).
+///
+/// w_0 given; for t = 1 ... T: g_t = grad L(w_{t-1}) (+ noise); w_t = P(w_{t-1} - eta g_t), P any
+/// dpx::prox::proximal_operator applied with step eta (a projection Pi_C for indicators of convex
+/// sets: l2_ball, box, l1_ball, simplex; a penalty gives proximal gradient). Output: the average
+/// (1/T) sum_{t=1}^T w_t (Theorem 1 of the lecture) or the last iterate.
+/// Nonprivate PGD with eta = R / (G sqrt(T)) has L(w_avg) - L* <= R G / sqrt(T) (Theorem 1).
+///
+/// Noise (per-example gradients clipped to G, so one release has replace-one sensitivity 2G/n,
+/// add/remove G/n, in L2 and in every coordinate):
+///  * laplace_per_coordinate: g + Lap(b)^d; T*d adaptive releases, each eps0 = Delta / b; b from
+///    the composition rule (basic: eps0 = eps / (T d); advanced: DRV over k = T d with slack
+///    delta); events: one laplace_event{b / Delta} per coordinate release (T*d events). For other
+///    rules (KOV optimal, exact PLD; dpx::accounting) compute b there and pass it with
+///    calibration = fixed.
+///  * laplace_l2: L2-calibrated Laplace (lecture Thm. 3, rigorous KOV form; calibration.hpp):
+///    per-iteration (eps_it, delta_it) from the rule, b = laplace_l2_scale(eps_it, delta_it,
+///    Delta_2); events: one approx_dp_event{eps_it, delta_it} per iteration.
+///  * gaussian: g + N(0, sigma^2 I); tight calibration (exact composition, calibration.hpp) or
+///    fixed sigma; events: one gaussian_event{sigma / Delta_2} per iteration (T-fold composition is
+///    rho-zCDP with rho = T Delta^2 / (2 sigma^2), Bun & Steinke 2016).
+/// Each release is the gradient at a point computed from earlier releases only, so the output
+/// (any iterate or average) is post-processing: (eps, delta)-DP under the configured relation.
+
+#include <algorithm>
+#include <cmath>
+#include <concepts>
+#include <cstdint>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "dpx/core/error.hpp"
+#include "dpx/core/privacy.hpp"
+#include "dpx/mechanisms/gaussian.hpp"
+#include "dpx/mechanisms/laplace.hpp"
+#include "dpx/prox/prox.hpp"
+#include "dpx/solvers/calibration.hpp"
+#include "dpx/solvers/common.hpp"
+
+namespace dpx::solvers {
+
+/// Which noise noisy PGD adds to each gradient.
+enum class pgd_noise { none, laplace_per_coordinate, laplace_l2, gaussian };
+std::string to_string(pgd_noise n);
+pgd_noise parse_pgd_noise(const std::string& s);
+
+/// Which iterate a solver returns.
+enum class iterate_output {
+  average,  ///< (1/T) sum_{t=1}^T w_t
+  last,     ///< w_T
+};
+
+/// Options of pgd().
+struct pgd_options {
+  std::int64_t iterations = 1000;  ///< T, >= 1
+  double step_size = 0.1;          ///< eta, > 0 (Thm. 1: R / (G sqrt(T)))
+  iterate_output output = iterate_output::average;
+  pgd_noise noise = pgd_noise::none;
+  /// Per-example clipping norm G (> 0; required with noise). 0 with noise none = exact gradient.
+  double clip_norm = 0.0;
+  core::neighbouring relation = core::neighbouring::replace_one;
+  /// tight (Gaussian) / paper (Laplace: the composition rule below) / fixed (noise_scale).
+  noise_calibration calibration = noise_calibration::tight;
+  laplace_composition laplace_rule = laplace_composition::advanced;
+  double epsilon = 1.0;    ///< > 0 (calibrated noise)
+  double delta = 1e-6;     ///< in (0, 1) (calibrated noise; unused by basic Laplace)
+  double noise_scale = 0;  ///< fixed: b (Laplace) or sigma (Gaussian), > 0
+  checkpoint_options trace;
+  /// Throws core::invalid_argument_error naming the field.
+  void validate() const;
+};
+
+/// Noise calibration of noisy PGD for n examples and dimension d.
+struct pgd_calibration {
+  double sensitivity = 0;   ///< per-coordinate (Laplace per coordinate) or L2 sensitivity
+  double noise_scale = 0;   ///< b or sigma (0 = no noise)
+  double step_epsilon = 0;  ///< eps0 (per coordinate) or eps_it (L2 Laplace); 0 otherwise
+  double step_delta = 0;    ///< delta_it (L2 Laplace); 0 otherwise
+};
+pgd_calibration pgd_calibrate(const pgd_options& o, std::size_t n, std::size_t d);
+
+/// PGD / noisy PGD from w0. Loss: clippable_loss when clip_norm > 0.
+template <smooth_loss Loss, prox::proximal_operator Projection, std::uniform_random_bit_generator G>
+solve_result pgd(const Loss& loss,
+                 const Projection& projection,
+                 std::span<const double> w0,
+                 const pgd_options& options,
+                 G& rng);
+
+// ================================ implementation ==========================================
+
+template <smooth_loss Loss, prox::proximal_operator Projection, std::uniform_random_bit_generator G>
+solve_result pgd(const Loss& loss,
+                 const Projection& projection,
+                 std::span<const double> w0,
+                 const pgd_options& options,
+                 G& rng) {
+  const char* fn = "solvers::pgd";
+  options.validate();
+  const std::size_t d = loss.dimension();
+  core::check_size(fn, "w0", w0.size(), d);
+  core::check_finite_span(fn, "w0", w0);
+  std::size_t n = 0;
+  if constexpr (clippable_loss<Loss>) n = loss.size();
+  if (options.clip_norm > 0 && n == 0)
+    core::throw_invalid(fn, "clip_norm", options.clip_norm, "needs a clippable loss");
+  const pgd_calibration cal = pgd_calibrate(options, n, d);
+  detail::stopwatch clock;
+  solve_result r;
+  r.sensitivity = cal.sensitivity;
+  r.noise_scale = cal.noise_scale;
+  r.relation = options.relation;
+  const bool noisy = options.noise != pgd_noise::none;
+  if (noisy && options.calibration != noise_calibration::fixed) {
+    r.epsilon_target = options.epsilon;
+    r.delta_target = options.noise == pgd_noise::laplace_per_coordinate &&
+                             options.laplace_rule == laplace_composition::basic
+                         ? 0.0
+                         : options.delta;
+    r.guarantee = "(epsilon, delta)-DP under " + core::to_string(options.relation);
+  } else if (noisy) {
+    r.guarantee = "private: see privacy_events (fixed noise scale) under " +
+                  core::to_string(options.relation);
+  }
+  const auto lap =
+      mechanisms::laplace::from_scale(noisy ? cal.noise_scale : 1.0, noisy ? cal.sensitivity : 1.0);
+  const auto gau = mechanisms::gaussian::from_sigma(noisy ? cal.noise_scale : 1.0,
+                                                    noisy ? cal.sensitivity : 1.0);
+  const double eta = options.step_size;
+  std::vector<double> w(w0.begin(), w0.end()), g(d), u(d), avg(d, 0.0);
+  const bool averaging = options.output == iterate_output::average;
+  const auto objective = [&](std::span<const double> x) {
+    return loss.value(x) + projection.value(x);
+  };
+  if (options.trace.enabled)
+    detail::record(r, options.trace, clock, 0, eta, 1, [&] { return objective(w); });
+  r.status = termination::max_iterations;
+  r.message = "ran T iterations";
+  for (std::int64_t t = 1; t <= options.iterations; ++t) {
+    if (options.clip_norm > 0) {
+      if constexpr (clippable_loss<Loss>) loss.clipped_gradient(w, options.clip_norm, g);
+    } else {
+      loss.value_and_gradient(w, g);
+    }
+    ++r.gradient_evaluations;
+    switch (options.noise) {
+      case pgd_noise::none:
+        break;
+      case pgd_noise::laplace_per_coordinate:
+        lap.privatize(g, rng);
+        for (std::size_t j = 0; j < d; ++j) r.privacy_events.push_back(lap.event());
+        break;
+      case pgd_noise::laplace_l2:
+        lap.privatize(g, rng);
+        r.privacy_events.push_back(core::approx_dp_event{cal.step_epsilon, cal.step_delta});
+        break;
+      case pgd_noise::gaussian:
+        gau.privatize(g, rng);
+        r.privacy_events.push_back(gau.event());
+        break;
+    }
+    for (std::size_t j = 0; j < d; ++j) u[j] = w[j] - eta * g[j];
+    projection.apply(u, eta, w);
+    const double inv = 1.0 / static_cast<double>(t);
+    for (std::size_t j = 0; j < d; ++j) avg[j] += (w[j] - avg[j]) * inv;
+    r.iterations = t;
+    if (!detail::all_finite(w)) {
+      r.status = termination::diverged;
+      r.message = "non-finite iterate";
+      break;
+    }
+    if (options.trace.is_checkpoint(t) || t == options.iterations)
+      detail::record(r, options.trace, clock, t, eta, 1, [&] {
+        return objective(averaging ? std::span<const double>(avg) : std::span<const double>(w));
+      });
+  }
+  r.x = averaging ? std::move(avg) : std::move(w);
+  if (options.trace.record_objective) r.objective = clock.exclude([&] { return objective(r.x); });
+  r.seconds = clock.elapsed();
+  return r;
+}
+
+}  // namespace dpx::solvers

@@ -1,0 +1,70 @@
+#include "dpx/solvers/istdp.hpp"
+
+#include "dpx/core/error.hpp"
+
+namespace dpx::solvers {
+
+std::string to_string(istdp_variant v) {
+  return v == istdp_variant::as_published ? "as_published" : "strict";
+}
+istdp_variant parse_istdp_variant(const std::string& s) {
+  if (s == "as_published") return istdp_variant::as_published;
+  if (s == "strict") return istdp_variant::strict;
+  core::throw_invalid(
+      "solvers::parse_istdp_variant", "variant", s, "must be as_published or strict");
+}
+
+void istdp_options::validate() const {
+  const char* fn = "solvers::istdp_options";
+  core::check_at_least(fn, "iterations", iterations, 2);
+  core::check_open_interval(fn, "eta", eta, 0.0, 1.0);
+  core::check_open_interval(fn, "beta", beta, 0.0, 1.0);
+  core::check_positive(fn, "alpha_min", alpha_min);
+  core::check_positive(fn, "alpha_max", alpha_max);
+  if (!(alpha_min < alpha_max))
+    core::throw_invalid(fn, "alpha_min", alpha_min, "must be < alpha_max");
+  core::check_at_least(fn, "max_backtracks", max_backtracks, 1);
+  if (variant == istdp_variant::strict) {
+    if (!(public_smoothness > 0) || !std::isfinite(public_smoothness))
+      core::throw_invalid(fn,
+                          "public_smoothness",
+                          public_smoothness,
+                          "strict needs a public smoothness bound L_s > 0");
+    if (alpha_max * public_smoothness > 1.0)
+      core::throw_invalid(
+          fn, "alpha_max", alpha_max, "strict needs alpha_max <= 1 / public_smoothness");
+  }
+  if (sensitivity == sensitivity_mode::gradient_bound)
+    core::check_positive(fn, "gradient_bound", gradient_bound);
+  else
+    core::check_positive(fn, "clip_norm", clip_norm);
+  if (calibration == noise_calibration::fixed) {
+    core::check_nonnegative(fn, "sigma", sigma);
+  } else {
+    core::check_positive(fn, "epsilon", epsilon);
+    core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
+  }
+  trace.validate(fn);
+}
+
+double istdp_sensitivity(const istdp_options& o, std::size_t n) {
+  if (o.sensitivity == sensitivity_mode::gradient_bound) return 2.0 * o.gradient_bound;
+  if (n == 0) return 0.0;
+  const double factor = o.relation == core::neighbouring::replace_one ? 2.0 : 1.0;
+  return factor * o.clip_norm / static_cast<double>(n);
+}
+
+double istdp_sigma(const istdp_options& o, std::size_t n) {
+  switch (o.calibration) {
+    case noise_calibration::fixed:
+      return o.sigma;
+    case noise_calibration::paper:
+      return istdp_theorem_3_3(o.epsilon, o.delta, o.iterations, istdp_sensitivity(o, n)).sigma;
+    case noise_calibration::tight:
+      return istdp_sensitivity(o, n) *
+             gaussian_tight_multiplier(o.epsilon, o.delta, o.iterations - 1);
+  }
+  return 0;
+}
+
+}  // namespace dpx::solvers

@@ -1,0 +1,89 @@
+#include "dpx/solvers/pgd.hpp"
+
+#include "dpx/core/error.hpp"
+
+namespace dpx::solvers {
+
+std::string to_string(pgd_noise n) {
+  switch (n) {
+    case pgd_noise::none:
+      return "none";
+    case pgd_noise::laplace_per_coordinate:
+      return "laplace_per_coordinate";
+    case pgd_noise::laplace_l2:
+      return "laplace_l2";
+    case pgd_noise::gaussian:
+      return "gaussian";
+  }
+  return "unknown";
+}
+pgd_noise parse_pgd_noise(const std::string& s) {
+  for (auto n : {pgd_noise::none,
+                 pgd_noise::laplace_per_coordinate,
+                 pgd_noise::laplace_l2,
+                 pgd_noise::gaussian})
+    if (to_string(n) == s) return n;
+  core::throw_invalid("solvers::parse_pgd_noise",
+                      "noise",
+                      s,
+                      "must be none, laplace_per_coordinate, laplace_l2 or gaussian");
+}
+
+void pgd_options::validate() const {
+  const char* fn = "solvers::pgd_options";
+  core::check_at_least(fn, "iterations", iterations, 1);
+  core::check_positive(fn, "step_size", step_size);
+  core::check_nonnegative(fn, "clip_norm", clip_norm);
+  if (noise != pgd_noise::none) {
+    core::check_positive(fn, "clip_norm", clip_norm);
+    if (calibration == noise_calibration::fixed) {
+      core::check_positive(fn, "noise_scale", noise_scale);
+      if (noise == pgd_noise::laplace_l2)
+        core::throw_invalid(
+            fn, "calibration", "fixed", "laplace_l2 needs a calibrated budget (paper or tight)");
+    } else {
+      core::check_positive(fn, "epsilon", epsilon);
+      const bool pure =
+          noise == pgd_noise::laplace_per_coordinate && laplace_rule == laplace_composition::basic;
+      if (!pure) core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
+    }
+  }
+  trace.validate(fn);
+}
+
+pgd_calibration pgd_calibrate(const pgd_options& o, std::size_t n, std::size_t d) {
+  pgd_calibration c;
+  if (o.noise == pgd_noise::none || n == 0) return c;
+  const double factor = o.relation == core::neighbouring::replace_one ? 2.0 : 1.0;
+  c.sensitivity = factor * o.clip_norm / static_cast<double>(n);
+  const bool fixed = o.calibration == noise_calibration::fixed;
+  switch (o.noise) {
+    case pgd_noise::none:
+      break;
+    case pgd_noise::laplace_per_coordinate:
+      c.noise_scale = fixed ? o.noise_scale
+                            : laplace_per_coordinate_scale(o.epsilon,
+                                                           o.delta,
+                                                           o.iterations,
+                                                           static_cast<std::int64_t>(d),
+                                                           c.sensitivity,
+                                                           o.laplace_rule);
+      c.step_epsilon = c.sensitivity / c.noise_scale;
+      break;
+    case pgd_noise::laplace_l2: {
+      const auto b = split_budget(o.epsilon, o.delta, o.iterations, o.laplace_rule);
+      c.step_epsilon = b.epsilon;
+      c.step_delta = b.delta;
+      c.noise_scale = laplace_l2_scale(b.epsilon, b.delta, c.sensitivity);
+      break;
+    }
+    case pgd_noise::gaussian:
+      c.noise_scale =
+          fixed ? o.noise_scale
+                : c.sensitivity * gaussian_tight_multiplier(o.epsilon, o.delta, o.iterations);
+      break;
+  }
+  return c;
+}
+
+}  // namespace dpx::solvers

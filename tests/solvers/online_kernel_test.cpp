@@ -1,0 +1,150 @@
+// Properties checked (dpx::solvers::online_kernel_regression):
+//  * The O(t) lazily-scaled update matches a direct O(t^2) implementation (every coefficient
+//    shrunk explicitly each step) in predictions and coefficients, for Gaussian (p = 1 fast path
+//    and p = 2), polynomial and linear kernels.
+//  * Schedules eta_t = (t + t0)^-theta, lambda_t = (t + t0)^-(1-theta); default t0 =
+//    (kappa^2 + 1)^(1/theta); sensitivities C_t and D_t equal the spec's formulas.
+//  * Responses are clamped to [-M, M].
+//  * per_query: one laplace_event{1/epsilon} per answer; function_release: one
+//    gaussian_event{sqrt(2 log(2/delta))/epsilon} per release, values at every point.
+//  * Bad options rejected naming the field.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <variant>
+#include <vector>
+
+#include "dpx/core/error.hpp"
+#include "dpx/core/rng.hpp"
+#include "dpx/solvers/online_kernel.hpp"
+
+namespace dpx::solvers {
+namespace {
+
+double direct_kernel(const kernel& k, const double* a, const double* b, std::size_t p) {
+  double s = 0;
+  if (k.kind == kernel_kind::gaussian) {
+    for (std::size_t i = 0; i < p; ++i) s += (a[i] - b[i]) * (a[i] - b[i]);
+    return std::exp(-s / (2 * k.bandwidth * k.bandwidth));
+  }
+  for (std::size_t i = 0; i < p; ++i) s += a[i] * b[i];
+  return k.kind == kernel_kind::linear ? s : std::pow(s + k.offset, k.degree);
+}
+
+TEST(OnlineKernel, LazyScaleMatchesDirectQuadraticImplementation) {
+  struct cfg {
+    kernel k;
+    std::size_t p;
+  };
+  kernel poly{kernel_kind::polynomial, 1.0, 3, 0.5};
+  for (const auto& c : {cfg{kernel{kernel_kind::gaussian, 0.3}, 1},
+                        cfg{kernel{kernel_kind::gaussian, 0.5}, 2},
+                        cfg{poly, 2},
+                        cfg{kernel{kernel_kind::linear}, 3}}) {
+    online_kernel_options o;
+    o.theta = 0.6;
+    o.input_bound = 1.0;
+    o.output_bound = 2.0;  // |y| < 1.1: no clamping here
+    online_kernel_regression f(c.k, c.p, o);
+    auto g = rng::stream(6, 0, 0, rng::purpose::data);
+    std::vector<double> centres, coef;
+    const double t0 = f.t0();
+    for (int t = 0; t < 300; ++t) {
+      std::vector<double> x(c.p);
+      for (auto& v : x) v = (g.uniform01() - 0.5) / std::sqrt(double(c.p));
+      const double y = std::sin(3 * x[0]) + 0.1 * (g.uniform01() - 0.5);
+      double pred = 0;
+      for (std::size_t i = 0; i < coef.size(); ++i)
+        pred += coef[i] * direct_kernel(c.k, centres.data() + i * c.p, x.data(), c.p);
+      const double eta = std::pow(t + t0, -0.6), lam = std::pow(t + t0, -0.4);
+      for (auto& a : coef) a *= 1 - eta * lam;
+      coef.push_back(-eta * (pred - y));
+      centres.insert(centres.end(), x.begin(), x.end());
+      EXPECT_NEAR(f.predict(x), pred, 1e-12 * (1 + std::fabs(pred)));
+      f.update(x, y);
+    }
+    const auto got = f.coefficients();
+    ASSERT_EQ(got.size(), coef.size());
+    for (std::size_t i = 0; i < coef.size(); ++i) EXPECT_NEAR(got[i], coef[i], 1e-12);
+    EXPECT_EQ(f.centres(), centres);
+  }
+}
+
+TEST(OnlineKernel, ScheduleDefaultsAndSensitivities) {
+  online_kernel_options o;
+  o.theta = 0.75;
+  o.output_bound = 2.0;
+  online_kernel_regression f(kernel{kernel_kind::gaussian, 0.2}, 1, o);
+  EXPECT_DOUBLE_EQ(f.t0(), std::pow(2.0, 1 / 0.75));
+  EXPECT_DOUBLE_EQ(f.kappa(), 1.0);
+  EXPECT_EQ(f.sup_sensitivity(), 0.0);
+  const std::vector<double> x{0.3};
+  for (int t = 0; t < 5; ++t) f.update(x, 0.5);
+  const double t0 = f.t0();
+  EXPECT_DOUBLE_EQ(f.eta(3), std::pow(3 + t0, -0.75));
+  EXPECT_DOUBLE_EQ(f.lambda(3), std::pow(3 + t0, -0.25));
+  EXPECT_DOUBLE_EQ(f.sup_sensitivity(), 2 * 1 * 2 * 2.0 / std::pow(4 + t0, 0.5));
+  EXPECT_DOUBLE_EQ(f.rkhs_sensitivity(),
+                   2 * std::pow(4 + t0, -0.75) * (2.0 / std::pow(4 + t0, -0.25) + 2.0));
+  // clamping: y = 10 with M = 2 acts as y = 2
+  online_kernel_regression a(kernel{}, 1, o), b(kernel{}, 1, o);
+  a.update(x, 10.0);
+  b.update(x, 2.0);
+  EXPECT_EQ(a.predict(x), b.predict(x));
+}
+
+TEST(OnlineKernel, PrivateReleasesEmitEvents) {
+  online_kernel_options o;
+  o.privacy = kernel_privacy::per_query;
+  o.epsilon = 0.5;
+  online_kernel_regression f(kernel{}, 1, o);
+  auto g = rng::stream(2, 0, 0, rng::purpose::noise);
+  const std::vector<double> x{0.1};
+  EXPECT_EQ(f.predict_private(x, g), 0.0);  // f_0 = 0 is data-independent: no release
+  EXPECT_TRUE(f.privacy_events().empty());
+  f.update(x, 0.4);
+  for (int i = 0; i < 3; ++i) f.predict_private(x, g);
+  ASSERT_EQ(f.privacy_events().size(), 3u);
+  EXPECT_DOUBLE_EQ(std::get<core::laplace_event>(f.privacy_events()[0]).noise_multiplier, 2.0);
+  std::vector<double> pts{0.0, 0.5, 1.0};
+  EXPECT_THROW(f.release_function(pts, g), core::invalid_argument_error);
+
+  o.privacy = kernel_privacy::function_release;
+  o.delta = 1e-5;
+  online_kernel_regression h(kernel{}, 1, o);
+  h.update(x, 0.4);
+  const auto v = h.release_function(pts, g);
+  ASSERT_EQ(v.size(), 3u);
+  ASSERT_EQ(h.privacy_events().size(), 1u);
+  EXPECT_DOUBLE_EQ(std::get<core::gaussian_event>(h.privacy_events()[0]).noise_multiplier,
+                   std::sqrt(2 * std::log(2 / 1e-5)) / 0.5);
+  EXPECT_THROW(h.predict_private(x, g), core::invalid_argument_error);
+}
+
+TEST(OnlineKernelOptions, BadFieldsNamed) {
+  const auto check = [](online_kernel_options o, kernel k, const std::string& field) {
+    try {
+      online_kernel_regression f(k, 1, o);
+      ADD_FAILURE() << field;
+    } catch (const core::invalid_argument_error& e) {
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+    }
+  };
+  online_kernel_options o;
+  o.theta = 0.5;
+  check(o, kernel{}, "theta");
+  o = {};
+  o.t0 = 1.1;  // 1.1^0.75 < 2
+  check(o, kernel{}, "t0");
+  o = {};
+  o.output_bound = 0;
+  check(o, kernel{}, "output_bound");
+  o = {};
+  o.privacy = kernel_privacy::function_release;
+  o.delta = 2;
+  check(o, kernel{}, "delta");
+  check({}, kernel{kernel_kind::gaussian, -1.0}, "bandwidth");
+}
+
+}  // namespace
+}  // namespace dpx::solvers
