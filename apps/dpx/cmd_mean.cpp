@@ -1,0 +1,291 @@
+// dpx mean: a differentially private mean of one CSV column (dpx::estimators; spec
+// shared/spec/dependent-data.md; docs/estimators.md).
+//
+//   dpx mean --input FILE.csv --column X --epsilon E --delta D (--tau T | --variance-bound V
+//            [--gamma G]) [--user-column ID] [--local --bound B] [--seed S]
+//
+// Item level, central: S1 Algorithm 4 (WinsorizedMean1D) with the paper rule (bins of
+// half-width τ, interval m̂ ± 3τ); τ = --tau, or τ = sqrt(2 V ln(2n/γ)) [S1 Cor 3.6] from a
+// PUBLIC variance (or log-Sobolev) bound V. User level (--user-column): rows grouped by user,
+// Algorithm 5 (d = 1) on the user averages; with --variance-bound every user must have the same
+// number of rows T (τ = sqrt(2 V ln(2n/γ)/T), S1 Lemma 5.2); with --tau users may have
+// different row counts (each contributes one average). Local (--local): S1 Algorithm 8 with the
+// public bound |μ| ≤ B, ε-LDP (δ = 0 spent).
+//
+// Output: one JSON object {"estimate", "interval", "epsilon", "delta", "level", "model",
+// "failed", "n"} — only private quantities (and the public n). Without --seed the noise comes
+// from the OS CSPRNG (a real release); with --seed it is reproducible (experiments only: anyone
+// who knows the seed knows the noise). Bad input: one line on stderr, exit 2.
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "dpx/core/error.hpp"
+#include "dpx/core/rng.hpp"
+#include "dpx/estimators/central.hpp"
+#include "dpx/estimators/local.hpp"
+#include "dpx/estimators/user_level.hpp"
+
+namespace {
+
+namespace est = dpx::estimators;
+
+struct mean_options {
+  std::string input, column, user_column;
+  double epsilon = 0, delta = -1;
+  std::optional<double> tau, variance_bound, bound;
+  double gamma = 0.1;
+  bool local = false;
+  std::optional<std::uint64_t> seed;
+};
+
+[[noreturn]] void fail(const std::string& msg) { throw std::invalid_argument(msg); }
+
+// Splits one CSV record (RFC 4180 quoting, no embedded newlines).
+std::vector<std::string> split_csv(const std::string& line, std::size_t lineno) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"') {
+        if (i + 1 < line.size() && line[i + 1] == '"') {
+          cur += '"';
+          ++i;
+        } else {
+          quoted = false;
+        }
+      } else {
+        cur += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (quoted) fail("line " + std::to_string(lineno) + ": unterminated quoted field");
+  out.push_back(cur);
+  return out;
+}
+
+std::string trim(const std::string& s) {
+  const auto a = s.find_first_not_of(" \t\r");
+  if (a == std::string::npos) return "";
+  const auto b = s.find_last_not_of(" \t\r");
+  return s.substr(a, b - a + 1);
+}
+
+struct table {
+  std::vector<double> values;
+  std::vector<std::string> users;  // empty without --user-column
+};
+
+table read_csv(const mean_options& o) {
+  std::ifstream in(o.input);
+  if (!in) fail("cannot open input file '" + o.input + "'");
+  std::string line;
+  if (!std::getline(in, line)) fail("input file '" + o.input + "' is empty (no header line)");
+  const auto header = split_csv(line, 1);
+  auto find = [&](const std::string& name, const char* flag) {
+    for (std::size_t i = 0; i < header.size(); ++i)
+      if (trim(header[i]) == name) return i;
+    std::string cols;
+    for (std::size_t i = 0; i < header.size(); ++i) cols += (i ? ", " : "") + trim(header[i]);
+    fail(std::string(flag) + " '" + name + "' is not a column of '" + o.input +
+         "' (columns: " + cols + ")");
+  };
+  const std::size_t col = find(o.column, "--column");
+  // Sentinel instead of std::optional: GCC 12 reports a false -Wmaybe-uninitialized on the
+  // optional's payload at -O2.
+  constexpr std::size_t no_column = static_cast<std::size_t>(-1);
+  const std::size_t ucol_index =
+      o.user_column.empty() ? no_column : find(o.user_column, "--user-column");
+  table t;
+  std::size_t lineno = 1;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (trim(line).empty()) continue;
+    const auto cells = split_csv(line, lineno);
+    const std::size_t need =
+        std::max(col, ucol_index == no_column ? std::size_t{0} : ucol_index) + 1;
+    if (cells.size() < need)
+      fail("line " + std::to_string(lineno) + ": " + std::to_string(cells.size()) +
+           " fields, expected " + std::to_string(header.size()));
+    const std::string cell = trim(cells[col]);
+    double v = 0;
+    const auto [p, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
+    if (cell.empty() || ec != std::errc() || p != cell.data() + cell.size())
+      fail("line " + std::to_string(lineno) + ": column '" + o.column + "' value '" + cell +
+           "' is not a number");
+    if (!std::isfinite(v))
+      fail("line " + std::to_string(lineno) + ": column '" + o.column + "' value '" + cell +
+           "' is not finite");
+    t.values.push_back(v);
+    if (ucol_index != no_column) t.users.push_back(trim(cells[ucol_index]));
+  }
+  if (t.values.empty()) fail("input file '" + o.input + "' has no data rows");
+  return t;
+}
+
+// Groups rows by user id (order of first appearance): rows reordered user by user + offsets.
+void group_users(const table& t, std::vector<double>& rows, std::vector<std::size_t>& offsets) {
+  std::map<std::string, std::size_t> index;
+  std::vector<std::vector<double>> per;
+  for (std::size_t i = 0; i < t.values.size(); ++i) {
+    auto [it, fresh] = index.try_emplace(t.users[i], per.size());
+    if (fresh) per.emplace_back();
+    per[it->second].push_back(t.values[i]);
+  }
+  offsets.assign(1, 0);
+  for (const auto& u : per) {
+    rows.insert(rows.end(), u.begin(), u.end());
+    offsets.push_back(rows.size());
+  }
+}
+
+int run_mean(const mean_options& o) {
+  // One-line messages naming the flag (main.cpp prefixes "dpx mean: error: ").
+  auto positive = [](const char* flag, double v) {
+    if (!(std::isfinite(v) && v > 0))
+      fail(std::string(flag) + " = " + dpx::core::format_double(v) +
+           " is invalid (must be finite and > 0)");
+  };
+  auto open01 = [](const char* flag, double v) {
+    if (!(v > 0 && v < 1))
+      fail(std::string(flag) + " = " + dpx::core::format_double(v) +
+           " is invalid (must lie in (0, 1))");
+  };
+  positive("--epsilon", o.epsilon);
+  if (!o.local || o.delta != -1) open01("--delta", o.delta);
+  if (o.tau.has_value() == o.variance_bound.has_value())
+    fail("give exactly one of --tau and --variance-bound");
+  if (o.tau) positive("--tau", *o.tau);
+  if (o.variance_bound) positive("--variance-bound", *o.variance_bound);
+  open01("--gamma", o.gamma);
+  if (o.local && !o.bound) fail("--local needs --bound B (a public bound |mean| <= B)");
+  if (!o.local && o.bound) fail("--bound is only used with --local");
+  if (o.bound) positive("--bound", *o.bound);
+
+  const table t = read_csv(o);
+  const bool user = !o.user_column.empty();
+  std::vector<double> data;  // one value per record (item) or per-user averages
+  std::size_t n = 0;
+  double tau = 0;
+  if (!user) {
+    data = t.values;
+    n = data.size();
+    tau = o.tau ? *o.tau : est::tau_subgaussian(*o.variance_bound, n, o.gamma);
+  } else {
+    std::vector<double> rows;
+    std::vector<std::size_t> offsets;
+    group_users(t, rows, offsets);
+    n = offsets.size() - 1;
+    if (o.variance_bound) {
+      std::size_t tmin = rows.size(), tmax = 0;
+      for (std::size_t u = 0; u < n; ++u) {
+        tmin = std::min(tmin, offsets[u + 1] - offsets[u]);
+        tmax = std::max(tmax, offsets[u + 1] - offsets[u]);
+      }
+      if (tmin != tmax)
+        fail("users have different numbers of rows (" + std::to_string(tmin) + " to " +
+             std::to_string(tmax) +
+             "); the user-level radius from --variance-bound needs the same T for every user "
+             "(spec §4.1); pass --tau to average users with different row counts");
+      tau = est::tau_user(*o.variance_bound, tmin, n, 1, o.gamma);
+    } else {
+      tau = *o.tau;
+    }
+    data = est::user_averages(rows, 1, offsets);
+  }
+  if (!o.local && o.delta >= 1.0 / static_cast<double>(n))
+    std::cerr << "dpx mean: warning: delta = " << dpx::core::format_double(o.delta)
+              << " >= 1/n = " << dpx::core::format_double(1.0 / static_cast<double>(n))
+              << " (n = " << n << (user ? " users" : " rows")
+              << "): such a delta permits releasing a record outright\n";
+
+  auto run = [&](auto& g) {
+    est::mean_result r;
+    if (o.local) {
+      r = est::local_mean(data, {o.epsilon, est::interval_rule::paper(tau), *o.bound}, g);
+    } else {
+      r = est::winsorized_mean(data, {o.epsilon, o.delta, est::interval_rule::paper(tau)}, g);
+    }
+    return r;
+  };
+  est::mean_result r;
+  if (o.seed) {
+    auto g = dpx::rng::stream(*o.seed, 0, 0, dpx::rng::purpose::noise);
+    r = run(g);
+  } else {
+    auto g = dpx::rng::os_seeded_philox();
+    r = run(g);
+  }
+  if (user) r.privacy.unit = dpx::core::privacy_unit::user;
+
+  nlohmann::ordered_json j;
+  j["estimate"] = r.estimate;
+  j["interval"] = {r.range.lo, r.range.hi};
+  j["epsilon"] = r.privacy.epsilon;
+  j["delta"] = r.privacy.delta;
+  j["level"] = dpx::core::to_string(r.privacy.unit);
+  j["model"] = est::to_string(r.privacy.model);
+  j["failed"] = r.diag.failed;
+  j["n"] = n;
+  std::cout << j.dump() << "\n";
+  return dpx::cli::exit_ok;
+}
+
+const bool registered = dpx::cli::register_command(
+    "mean",
+    "Differentially private mean of a CSV column (item or user level, central or local)",
+    [](CLI::App& sub) {
+      auto o = std::make_shared<mean_options>();
+      sub.add_option("--input", o->input, "CSV file with a header line")->required();
+      sub.add_option("--column", o->column, "Column to average")->required();
+      sub.add_option("--epsilon", o->epsilon, "Total privacy budget epsilon > 0")->required();
+      sub.add_option("--delta",
+                     o->delta,
+                     "delta in (0, 1) for the stable histogram (central; ignored with --local)");
+      auto* tau = sub.add_option_function<double>(
+          "--tau",
+          [o](double v) { o->tau = v; },
+          "Public concentration radius tau (of rows, or of user averages with --user-column)");
+      auto* vb = sub.add_option_function<double>(
+          "--variance-bound",
+          [o](double v) { o->variance_bound = v; },
+          "Public variance / log-Sobolev bound V: tau = sqrt(2 V ln(2n/gamma) [/T])");
+      tau->excludes(vb);
+      sub.add_option("--gamma", o->gamma, "gamma in (0, 1) for --variance-bound (default 0.1)");
+      sub.add_option("--user-column",
+                     o->user_column,
+                     "Column identifying users: user-level privacy over each user's rows");
+      sub.add_flag("--local", o->local, "Local model (S1 Algorithm 8; needs --bound)");
+      sub.add_option_function<double>(
+          "--bound", [o](double v) { o->bound = v; }, "Public bound B on |mean| (local model)");
+      sub.add_option_function<std::uint64_t>(
+          "--seed",
+          [o](std::uint64_t s) { o->seed = s; },
+          "Fixed seed (reproducible noise, for experiments only; default: OS randomness)");
+      return [o]() -> int {
+        if (!o->local && o->delta == -1) fail("--delta is required (central model)");
+        return run_mean(*o);
+      };
+    });
+
+}  // namespace

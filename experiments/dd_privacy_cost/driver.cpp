@@ -1,0 +1,159 @@
+// Driver `dd_privacy_cost`: the cost of privacy at small n (S1 §7.1.1, Fig 1; spec
+// dependent-data.md §9.1 row 1, §9.2 D1/D4), also used by `dd_dependence_cost` (design, phi).
+//
+// Data: X ~ N(mu 1, Σ), unit marginal variance: design "iid" (Σ = I), "ar1" (Toeplitz
+// phi^{|i−j|}), "equi" (correlation phi), "equi_inv_n" (c = 1/(n−1)), "fgn" (Hurst phi).
+// Keyed on (n, design, phi, mu): every estimator and ε sees the same data in replication r.
+// Estimator: S1 Algorithm 4 with τ from the MARGINAL constant (ρ_i = 1, S1 Rem 3.5, as in the
+// paper's simulations): rule "paper" A^{3τ}_τ with τ = sqrt(2 ln(2n/γ)), or "sharper"
+// A^{τ+2τ′}_{τ′}, "custom" A^{κ}_{h} (κ = radius_factor·τ, h = τ or τ′: S1 Fig 2's heuristic
+// radii), or "kv" (Karwa–Vadhan, σ = 1, β = γ) for comparison. ε = epsilon (fixed) or
+// epsilon/√n (inv_sqrt_n: S1's c/√n, c = epsilon), δ = 1/n² (delta_rule n2) or 1/n.
+//
+// Metrics per replication:
+//   sq_err              (A − μ)²                   the estimator's squared error
+//   sq_err_mean         (X̄ − μ)²                   non-private baseline
+//   sq_err_mean_noise   (X̄ + ξ′ − μ)², ξ′ ~ Lap(b) independent, b the estimator's scale (S1's
+//                       "X̄ + ξ": the non-private mean plus the same Laplace noise)
+//   sq_err_private      (A − X̄)²                   privacy error alone
+//   sq_err_private_tau2 (A − X̄)²/τ²                privacy error per τ²: exactly ∝ n^{-2} ε^{-2}
+//                                                  when nothing is clipped (rate check −2)
+//   oracle_mse          n·Var(X̄)/n + 2b²           the [R] oracle Var(X̄) + 288τ²/(n²ε²)
+//   sq_err_over_oracle  sq_err / oracle_mse         tracks the oracle: slope 0 in n
+//   failed              1 if every histogram bin was zeroed (m̂ = 0)
+//   clipped_fraction    fraction of points outside Î
+//   epsilon_used, tau, lambda_max, n_var_mean      the cell's ε, τ, λ_max(Σ), n·Var(X̄)
+//   n_sq_err, n_oracle_mse                        n × (A − μ)², n × oracle (plateau plots, D3)
+//   lsi_bound_mse, n_lsi_bound_mse                λ_max/n + 2b², the prediction from the
+//                                                  log-Sobolev constant (Var X̄ ≤ λ_max/n), and n×
+#include <cmath>
+#include <string>
+
+#include "../dd_common/dd_common.hpp"
+#include "dpx/estimators/central.hpp"
+#include "dpx/mechanisms/laplace.hpp"
+
+namespace dpx::experiments {
+namespace {
+
+using harness::cell_context;
+using harness::metrics;
+using harness::param_value;
+
+metrics run(const cell_context& c) {
+  const auto& p = c.params;
+  const auto n = static_cast<std::size_t>(p.get_int("n"));
+  const double dn = static_cast<double>(n);
+  const double mu = p.get_double("mu"), gamma = p.get_double("gamma");
+  const double eps = dd::cell_epsilon(p, dn), delta = dd::cell_delta(p, dn);
+  auto gd = c.stream(rng::purpose::data);
+  dd::design_info info;
+  const auto x = dd::gaussian_design(p.get_string("design"), n, p.get_double("phi"), mu, gd, &info);
+  const double xbar = dd::mean_of(x);
+
+  const std::string rule_name = p.get_string("rule");
+  const double tau = estimators::tau_subgaussian(1.0, n, gamma);
+  auto g = c.stream(rng::purpose::noise);
+  estimators::mean_result r;
+  if (rule_name == "kv") {
+    estimators::kv_mean_options o;
+    o.epsilon = eps;
+    o.delta = delta;
+    o.sigma = 1.0;
+    o.beta = gamma;
+    r = estimators::kv_mean(x, o, g).mean;
+  } else {
+    estimators::interval_rule rule;
+    if (rule_name == "paper") {
+      rule = estimators::interval_rule::paper(tau);
+    } else if (rule_name == "sharper") {
+      rule = estimators::interval_rule::sharper(tau, estimators::tau_prime(1.0, gamma));
+    } else if (rule_name == "custom") {
+      // A^{κ}_{h} of S1 Fig 2: κ = radius_factor·τ, h = τ or τ′ (bin = "tau" | "tau_prime").
+      const std::string bin = p.get_string("bin");
+      const double h = bin == "tau" ? tau : estimators::tau_prime(1.0, gamma);
+      if (bin != "tau" && bin != "tau_prime")
+        core::throw_invalid("dd_privacy_cost", "bin", bin, "must be tau or tau_prime");
+      rule = estimators::interval_rule::custom(h, p.get_double("radius_factor") * tau);
+    } else {
+      core::throw_invalid(
+          "dd_privacy_cost", "rule", rule_name, "must be paper, sharper, custom or kv");
+    }
+    r = estimators::winsorized_mean(x, {eps, delta, rule}, g);
+  }
+  auto ga = c.stream(rng::purpose::aux);
+  const double xi = mechanisms::laplace::from_scale(r.noise_scale).sample(ga);
+  const double oracle = info.mean_variance / dn + 2.0 * r.noise_scale * r.noise_scale;
+  // The LSI prediction: Cov(X) ⪯ λ_max I gives Var(X̄) ≤ λ_max/n (S1 Cor 2.10).
+  const double lsi = info.lambda_max / dn + 2.0 * r.noise_scale * r.noise_scale;
+  const double e = r.estimate - mu;
+  const double priv = (r.estimate - xbar) * (r.estimate - xbar);
+  return {{"sq_err", e * e},
+          {"sq_err_mean", (xbar - mu) * (xbar - mu)},
+          {"sq_err_mean_noise", (xbar + xi - mu) * (xbar + xi - mu)},
+          {"sq_err_private", priv},
+          {"sq_err_private_tau2", priv / (tau * tau)},
+          {"oracle_mse", oracle},
+          {"sq_err_over_oracle", e * e / oracle},
+          {"failed", r.diag.failed ? 1.0 : 0.0},
+          {"clipped_fraction", r.diag.clipped_fraction},
+          {"epsilon_used", eps},
+          {"tau", tau},
+          {"lambda_max", info.lambda_max},
+          {"n_var_mean", info.mean_variance},
+          {"n_sq_err", dn * e * e},
+          {"n_oracle_mse", dn * oracle},
+          {"lsi_bound_mse", lsi},
+          {"n_lsi_bound_mse", dn * lsi}};
+}
+
+harness::driver make() {
+  harness::driver d;
+  d.name = "dd_privacy_cost";
+  d.version = "1";
+  d.description =
+      "Winsorized mean (S1 Alg 4) on Gaussian item-level designs: error, oracle, failure rate";
+  d.params = {
+      {"n", "sample size, >= 1", std::nullopt},
+      {"epsilon", "epsilon (fixed) or the constant c of c/sqrt(n) or c n^-omega", std::nullopt},
+      {"eps_scaling", "fixed | inv_sqrt_n | power", param_value{std::string("fixed")}},
+      {"omega", "exponent of eps = c n^-omega (eps_scaling = power)", param_value{0.0}},
+      {"delta_rule", "n2 (delta = 1/n^2, S1) | n (1/n)", param_value{std::string("n2")}},
+      {"design", "iid | ar1 | equi | equi_inv_n | fgn", param_value{std::string("iid")}},
+      {"phi", "AR(1) coefficient, equicorrelation c, or Hurst H", param_value{0.0}},
+      {"mu", "true mean (S1 leaves it unstated; failure gives m = 0)", param_value{0.0}},
+      {"gamma", "gamma of tau = sqrt(2 ln(2n/gamma)) (and tau', KV beta)", param_value{0.1}},
+      {"rule",
+       "paper (3tau, tau) | sharper (tau+2tau', tau') | custom | kv",
+       param_value{std::string("paper")}},
+      {"radius_factor",
+       "custom rule: interval radius kappa = radius_factor * tau",
+       param_value{3.0}},
+      {"bin", "custom rule: bin half-width tau | tau_prime", param_value{std::string("tau")}},
+  };
+  d.data_keys = {"n", "design", "phi", "mu"};
+  d.metric_names = {"sq_err",
+                    "sq_err_mean",
+                    "sq_err_mean_noise",
+                    "sq_err_private",
+                    "sq_err_private_tau2",
+                    "oracle_mse",
+                    "sq_err_over_oracle",
+                    "failed",
+                    "clipped_fraction",
+                    "epsilon_used",
+                    "tau",
+                    "lambda_max",
+                    "n_var_mean",
+                    "n_sq_err",
+                    "n_oracle_mse",
+                    "lsi_bound_mse",
+                    "n_lsi_bound_mse"};
+  d.run = run;
+  return d;
+}
+
+const harness::driver_registrar registrar{make()};
+
+}  // namespace
+}  // namespace dpx::experiments

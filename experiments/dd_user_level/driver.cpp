@@ -1,0 +1,133 @@
+// Driver `dd_user_level`: user-level mean (S1 §5.1, §7.2 Fig 6; spec dependent-data.md §4.1,
+// §9.2 D6) and the random-effects location model (S1 Def 5.8, Cor 5.10; spec §4.2).
+//
+// Data (keyed on n, T, phi, sigma_u, groups, mu): n users × T times; user u's T-vector is
+// mu + U_{g(u)} + ε_u, ε_u a stationary AR(1) with unit marginal variance and coefficient phi
+// (phi = 0.95: S1's Σ = diag(Toeplitz 0.95)); U_g ~ N(0, sigma_u²) once per group, `groups`
+// balanced groups (sigma_u = 0: no group effect). dpx::data::random_effects.
+// Estimator: Algorithm 5 (d = 1) on the user averages, (ε, δ = 1/n²)-uDP. Radius (public):
+// radius = "lsi": τ = sqrt(2 ρ⋆ ln(2n/γ)/T) with ρ⋆ = λ_max of one user's T-vector covariance
+// (S1 Lemma 5.2, Rem 5.3); "mean_variance": τ = sqrt(2 Var(μ̂_u) ln(2n/γ)) (spec §4.1 [R]).
+//
+// Metrics: sq_err (A − μ)²; sq_err_mean (non-private grand mean − μ)²; oracle_mse
+// Var(μ̂_u)/n·(group term) + 2b² — exactly Var(grand mean) + 2b², the [R] oracle;
+// sq_err_over_oracle; nT_sq_err (n·T·MSE); failed; clipped_fraction; tau; rho_star.
+#include <array>
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "../dd_common/dd_common.hpp"
+#include "dpx/data/user_models.hpp"
+#include "dpx/estimators/user_level.hpp"
+
+namespace dpx::experiments {
+namespace {
+
+using harness::cell_context;
+using harness::metrics;
+using harness::param_value;
+
+metrics run(const cell_context& c) {
+  const auto& p = c.params;
+  const auto n = static_cast<std::size_t>(p.get_int("n"));
+  const auto T = static_cast<std::size_t>(p.get_int("T"));
+  const auto groups = static_cast<std::size_t>(p.get_int("groups"));
+  const double dn = static_cast<double>(n), mu = p.get_double("mu");
+  const double eps = dd::cell_epsilon(p, dn), delta = dd::cell_delta(p, dn);
+  if (groups == 0 || n % groups != 0)
+    core::throw_invalid("dd_user_level", "groups", std::to_string(groups), "must divide n");
+  data::random_effects_options ro = data::random_effects_options::balanced(groups, n / groups);
+  ro.times = T;
+  ro.mu = mu;
+  ro.sigma_u = p.get_double("sigma_u");
+  ro.sigma = 1.0;
+  ro.phi = p.get_double("phi");
+  // Model constants are cached per thread (they do not depend on the replication).
+  thread_local std::map<std::string, std::array<double, 3>> consts;
+  const std::string key = std::to_string(n) + "/" + std::to_string(T) + "/" +
+                          std::to_string(groups) + "/" + harness::render(p.at("phi")) + "/" +
+                          harness::render(p.at("sigma_u"));
+  const data::random_effects model(ro);
+  auto it = consts.find(key);
+  if (it == consts.end())
+    it = consts
+             .emplace(key,
+                      std::array<double, 3>{model.user_log_sobolev(),
+                                            model.user_mean_variance(),
+                                            model.grand_mean_variance()})
+             .first;
+  const auto [rho_star, user_var, grand_var] = it->second;
+
+  auto gd = c.stream(rng::purpose::data);
+  const data::panel y = model.sample(gd);
+  const double gamma = p.get_double("gamma");
+  const std::string radius = p.get_string("radius");
+  double tau = 0;
+  if (radius == "lsi") {
+    tau = estimators::tau_user(rho_star, T, n, 1, gamma);
+  } else if (radius == "mean_variance") {
+    tau = estimators::tau_user_mean_variance(user_var, n, 1, gamma);
+  } else {
+    core::throw_invalid("dd_user_level", "radius", radius, "must be lsi or mean_variance");
+  }
+  auto g = c.stream(rng::purpose::noise);
+  const estimators::panel_view view{y.values(), n, T, 1};
+  const auto r =
+      estimators::user_mean(view, {eps, delta, estimators::interval_rule::paper(tau)}, g);
+  const double e = r.estimate[0] - mu;
+  const double gm = dd::mean_of(y.values());
+  const double oracle = grand_var + 2.0 * r.noise_scale * r.noise_scale;
+  return {{"sq_err", e * e},
+          {"sq_err_mean", (gm - mu) * (gm - mu)},
+          {"oracle_mse", oracle},
+          {"sq_err_over_oracle", e * e / oracle},
+          {"nT_sq_err", dn * static_cast<double>(T) * e * e},
+          {"failed", r.diag[0].failed ? 1.0 : 0.0},
+          {"clipped_fraction", r.diag[0].clipped_fraction},
+          {"tau", tau},
+          {"rho_star", rho_star},
+          {"epsilon_used", eps}};
+}
+
+harness::driver make() {
+  harness::driver d;
+  d.name = "dd_user_level";
+  d.version = "1";
+  d.description =
+      "User-level winsorized mean (S1 Alg 5 on user averages), AR(1) users, random effects";
+  d.params = {
+      {"n", "number of users, >= 1", std::nullopt},
+      {"T", "observations per user, >= 1", std::nullopt},
+      {"epsilon", "epsilon (fixed) or the constant c of c/sqrt(n)", std::nullopt},
+      {"eps_scaling", "fixed | inv_sqrt_n | power", param_value{std::string("fixed")}},
+      {"omega", "exponent for eps_scaling = power", param_value{0.0}},
+      {"delta_rule", "n2 (1/n^2) | n (1/n)", param_value{std::string("n2")}},
+      {"phi", "within-user AR(1) coefficient (0.95: S1 Fig 6)", param_value{0.95}},
+      {"sigma_u", "group-effect sd sigma_U (0: no random effect)", param_value{0.0}},
+      {"groups", "number of balanced groups (must divide n)", param_value{std::int64_t{1}}},
+      {"mu", "true mean", param_value{0.0}},
+      {"gamma", "gamma of the radius", param_value{0.1}},
+      {"radius",
+       "lsi (S1 Lemma 5.2) | mean_variance (spec 4.1 R)",
+       param_value{std::string("lsi")}},
+  };
+  d.data_keys = {"n", "T", "phi", "sigma_u", "groups", "mu"};
+  d.metric_names = {"sq_err",
+                    "sq_err_mean",
+                    "oracle_mse",
+                    "sq_err_over_oracle",
+                    "nT_sq_err",
+                    "failed",
+                    "clipped_fraction",
+                    "tau",
+                    "rho_star",
+                    "epsilon_used"};
+  d.run = run;
+  return d;
+}
+
+const harness::driver_registrar registrar{make()};
+
+}  // namespace
+}  // namespace dpx::experiments

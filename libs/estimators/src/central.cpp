@@ -1,0 +1,67 @@
+#include "dpx/estimators/central.hpp"
+
+#include <boost/math/distributions/normal.hpp>
+
+#include <cmath>
+#include <string>
+
+namespace dpx::estimators {
+
+void winsorized_mean_options::validate(const char* function) const {
+  core::check_positive(function, "epsilon", epsilon);
+  core::check_open_interval(function, "delta", delta, 0.0, 1.0);
+  rule.validate(function);
+}
+
+void winsorized_mean_hd_options::validate(const char* function) const {
+  core::check_positive(function, "epsilon", epsilon);
+  core::check_open_interval(function, "delta", delta, 0.0, 1.0);
+  rule.validate(function);
+  if (composition_slack != 0.0)
+    core::check_open_interval(function, "composition_slack", composition_slack, 0.0, 1.0);
+}
+
+void kv_mean_options::validate() const {
+  constexpr const char* fn = "kv_mean";
+  core::check_positive(fn, "epsilon", epsilon);
+  core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
+  core::check_positive(fn, "sigma", sigma);
+  core::check_open_interval(fn, "beta", beta, 0.0, 1.0);
+  core::check_open_interval(fn, "alpha", alpha, 0.0, 1.0);
+}
+
+namespace detail {
+
+void check_matrix(const char* function,
+                  std::span<const double> x,
+                  std::size_t d,
+                  std::size_t min_rows) {
+  if (d == 0) core::throw_invalid(function, "d", "0", "must be >= 1");
+  if (x.size() % d != 0)
+    core::throw_invalid(function,
+                        "x",
+                        "size " + std::to_string(x.size()),
+                        "must be a multiple of d = " + std::to_string(d) + " (n×d row-major)");
+  if (x.size() / d < min_rows)
+    core::throw_invalid(function,
+                        "x",
+                        std::to_string(x.size() / d) + " rows",
+                        "must have at least " + std::to_string(min_rows) + " rows");
+  core::check_finite_span(function, "x", x);
+}
+
+interval kv_confidence(double estimate,
+                       const kv_mean_options& o,
+                       std::size_t n,
+                       double noise_scale) {
+  // P(|N(0,1)| > z_{1-a0/2}) = a0 and P(|Lap(b)| > b ln(1/a1)) = a1, a0 = a1 = alpha/2.
+  const double a0 = 0.5 * o.alpha, a1 = 0.5 * o.alpha;
+  const boost::math::normal_distribution<double> z01(0.0, 1.0);
+  const double z = boost::math::quantile(boost::math::complement(z01, 0.5 * a0));
+  const double half =
+      o.sigma * z / std::sqrt(static_cast<double>(n)) + noise_scale * std::log(1.0 / a1);
+  return {estimate - half, estimate + half};
+}
+
+}  // namespace detail
+}  // namespace dpx::estimators

@@ -1,0 +1,110 @@
+// Exact checks of the plug-in variance estimators (spec dependent-data.md §6):
+//  * N_iter = ⌈log₂(σ_max²/σ_min²)⌉ and the per-release budget: basic ε/(2N_iter) when it beats
+//    advanced ε/sqrt(16 N_iter ln(1/ρ_c)), advanced otherwise; the ledger never exceeds 2N_iter
+//    releases and its ε sum never exceeds the total (basic);
+//  * coverage fraction and clipped second moment equal brute-force values;
+//  * bisection: last_passing = 2 × literal whenever the loop stopped on a failed coverage;
+//  * the default CoinPress inflation is sqrt(1/n) + 1/(2n) (checked via an explicit c_n run
+//    drawing the same values);
+//  * the plug-in CI half-width is z_{1−α/4} sqrt(κσ̂²/n) + b ln(2/α);
+//  * validation of the bounds, γ and ε.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "dpx/core/error.hpp"
+#include "dpx/estimators/variance.hpp"
+#include "test_util.hpp"
+
+namespace dpx::estimators {
+namespace {
+
+using testing::normal_data;
+
+TEST(PluginVariance, BudgetAndIterations) {
+  variance_options o;
+  o.variance_min = 0.1;
+  o.variance_max = 1e4;
+  EXPECT_EQ(o.iterations(), 17u);
+  o.composition_slack = 1e-6;
+  const auto b = detail::variance_budget(o);
+  // 34 releases < 8 ln(1e6) = 110.5: basic wins
+  EXPECT_EQ(b.kind, composition::basic);
+  EXPECT_DOUBLE_EQ(b.epsilon, 1.0 / 34);
+  o.variance_max = 0.1 * std::pow(2.0, 100);  // 200 releases > 110.5: advanced
+  o.epsilon = 0.5;
+  const auto a = detail::variance_budget(o);
+  EXPECT_EQ(a.kind, composition::advanced);
+  EXPECT_DOUBLE_EQ(a.epsilon, 0.5 / std::sqrt(16.0 * 100 * std::log(1e6)));
+  EXPECT_DOUBLE_EQ(a.total_delta, 1e-6);
+  o.variance_max = 0.1;
+  EXPECT_THROW(o.validate("t"), core::invalid_argument_error);
+  o.variance_max = 1.0;
+  o.gamma = 1.0;
+  EXPECT_THROW(o.validate("t"), core::invalid_argument_error);
+}
+
+TEST(PluginVariance, KernelsMatchBruteForce) {
+  const std::vector<double> x = {-3, -1, 0, 0.5, 2, 10};
+  EXPECT_DOUBLE_EQ(detail::coverage_fraction(x, 0.0, 2.0), 4.0 / 6);
+  double s = 0;
+  for (double v : x) {
+    const double w = std::min(std::max((v - 1.0) / 2.0, -1.5), 1.5);
+    s += w * w;
+  }
+  EXPECT_DOUBLE_EQ(detail::clipped_second_moment(x, 1.0, 2.0, 1.5), s / 6);
+}
+
+TEST(PluginVariance, BisectionReturnsAndLedger) {
+  const auto x = normal_data(4000, 100.0, 1.0, 90);
+  variance_options o;
+  o.midpoint = 0.0;
+  o.variance_min = 0.1;
+  o.variance_max = 1e4;
+  const auto g0 = rng::stream(9, 9, 9, rng::purpose::noise);
+  auto g1 = g0, g2 = g0;
+  const auto lit = variance_bisection(x, o, g1);
+  o.returns = bisection_return::last_passing;
+  const auto last = variance_bisection(x, o, g2);
+  ASSERT_LT(lit.iterations, o.iterations());  // stopped on a failed coverage
+  EXPECT_DOUBLE_EQ(last.variance, 2 * lit.variance);
+  EXPECT_EQ(lit.ledger.size(), 2 * lit.iterations - 1);
+  double se = 0;
+  for (const auto& e : lit.ledger) se += e.epsilon;
+  EXPECT_LE(se, o.epsilon + 1e-15);
+  EXPECT_EQ(lit.privacy.epsilon, 1.0);
+  EXPECT_EQ(lit.privacy.delta, 0.0);
+  EXPECT_NEAR(lit.midpoint, 100.0, 0.5);
+}
+
+TEST(PluginVariance, CoinPressDefaultInflation) {
+  const auto x = normal_data(2500, 5.0, 2.0, 91);
+  variance_options o;
+  o.variance_min = 0.01;
+  o.variance_max = 100;
+  const auto g0 = rng::stream(9, 9, 10, rng::purpose::noise);
+  auto g1 = g0, g2 = g0;
+  const auto a = adaptive_coinpress(x, o, g1);
+  o.inflation = std::sqrt(1.0 / 2500) + 0.5 / 2500;
+  const auto b = adaptive_coinpress(x, o, g2);
+  EXPECT_EQ(a.variance, b.variance);
+  EXPECT_EQ(a.iterations, o.iterations());
+  EXPECT_EQ(a.ledger.size(), 2 * o.iterations());
+  EXPECT_NEAR(a.variance, 4.0, 0.8);
+}
+
+TEST(PluginVariance, ConfidenceIntervalHalfWidth) {
+  mean_result m;
+  m.estimate = 1.0;
+  m.n = 400;
+  m.noise_scale = 0.01;
+  const auto ci = plugin_confidence_interval(m, 4.0, 0.1, 2.0);
+  // z_{1 − 0.025} = 1.959963984540054
+  const double half = 1.959963984540054 * std::sqrt(2.0 * 4.0 / 400) + 0.01 * std::log(20.0);
+  EXPECT_NEAR(ci.hi - 1.0, half, 1e-12);
+  EXPECT_NEAR(1.0 - ci.lo, half, 1e-12);
+  EXPECT_THROW(plugin_confidence_interval(m, -1.0, 0.1), core::invalid_argument_error);
+}
+
+}  // namespace
+}  // namespace dpx::estimators
