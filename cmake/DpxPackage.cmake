@@ -8,8 +8,8 @@ function(dpx_write_package_config)
     get_property(d GLOBAL PROPERTY DPX_DEPS_${c})
     string(REPLACE ";" " " d "${d}")
     string(APPEND DPX_COMPONENT_DEPS "set(_dpx_deps_${c} ${d})\n")
+    # One find_dependency() argument string per list element ("Boost 1.74", "BLAS").
     get_property(f GLOBAL PROPERTY DPX_FIND_${c})
-    string(REPLACE ";" " " f "${f}")
     string(APPEND DPX_COMPONENT_FINDS "set(_dpx_find_${c} \"${f}\")\n")
   endforeach()
   configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/dpxConfig.cmake.in

@@ -15,6 +15,11 @@ run(${CMAKE_COMMAND} -S ${DPX_SOURCE_DIR}/examples/consumer -B ${WORK_DIR}/build
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${WORK_DIR}/build/consumer)
 
+# Every component's exported target must resolve (all external dependencies found).
+run(${CMAKE_COMMAND} -S ${DPX_SOURCE_DIR}/examples/consumer -B ${WORK_DIR}/build-all
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
+    "-DDPX_CONSUMER_COMPONENT=${ALL_COMPONENTS}")
+
 # An unknown component must make find_package fail with a clear message.
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${DPX_SOURCE_DIR}/examples/consumer
                         -B ${WORK_DIR}/build-bad -DCMAKE_PREFIX_PATH=${prefix}
