@@ -1,0 +1,20 @@
+#pragma once
+// Internal dense linear-algebra helpers for dpx::data (LAPACK through xtensor-blas).
+#include <cstddef>
+#include <span>
+#include <vector>
+
+namespace dpx::data::detail {
+
+/// Lower Cholesky factor (row-major n×n, upper part zero) of the symmetric row-major a, or an
+/// empty vector when a is not (numerically) positive definite (LAPACK potrf).
+std::vector<double> cholesky_lower(std::span<const double> a, std::size_t n);
+
+/// Dense row-major symmetric Toeplitz matrix with first column g.
+std::vector<double> toeplitz_dense(std::span<const double> g);
+
+/// λ_max(T + c 11ᵀ) for the symmetric Toeplitz T with first column g and c ≥ 0: dense syevd for
+/// small sizes, Lanczos with an FFT mat-vec otherwise.
+double toeplitz_plus_constant_lambda_max(std::span<const double> g, double c);
+
+}  // namespace dpx::data::detail
