@@ -23,9 +23,9 @@ struct run_result {
 };
 
 std::string dpx_path() {
-  const char* b = std::getenv("DPX_BINARY_DIR");
-  if (!b) return {};
-  std::string p = std::string(b) + "/bin/dpx";
+  const char* env = std::getenv("DPX_BINARY_DIR");
+  const std::string b = env != nullptr ? env : DPX_TEST_BINARY_DIR;
+  std::string p = b + "/bin/dpx";
   std::ifstream f(p);
   return f.good() ? p : std::string{};
 }
