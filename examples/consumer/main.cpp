@@ -12,8 +12,8 @@ int main() {
   for (double x : data) mean += x;
   mean /= static_cast<double>(data.size());
   // Replace-one neighbours: one value changes the mean by at most 1/n.
-  const auto mech = dpx::mechanisms::laplace::calibrate(/*epsilon=*/1.0,
-                                                        1.0 / static_cast<double>(data.size()));
+  const auto mech =
+      dpx::mechanisms::laplace::calibrate(/*epsilon=*/1.0, 1.0 / static_cast<double>(data.size()));
   auto rng = dpx::rng::os_seeded_philox();
   std::printf("scale %.17g release %.17g\n", mech.scale(), mech.release(mean, rng));
   return mech.scale() == 0.2 ? 0 : 1;

@@ -52,11 +52,8 @@ population population_of(const std::string& distribution, double a, double b) {
 }
 
 // Sample mean of n i.i.d. draws, generated in chunks so memory stays bounded at n = 10^6.
-double sample_mean(std::int64_t n,
-                   const std::string& distribution,
-                   double a,
-                   double b,
-                   rng::philox4x32& g) {
+double sample_mean(
+    std::int64_t n, const std::string& distribution, double a, double b, rng::philox4x32& g) {
   constexpr std::int64_t chunk = 1 << 14;
   std::vector<double> buf(static_cast<std::size_t>(std::min(n, chunk)));
   double sum = 0;

@@ -27,8 +27,8 @@ enum kind : int { kU32 = 0, kU01 = 1, kOpen01 = 2 };
 // Exact conversion of a 53-bit integer to double via two exactly representable halves, so the
 // vectoriser needs only int32 -> double conversions (AVX2 has no 64-bit integer converts).
 inline double to_double53(std::uint64_t v) {
-  const auto hi = static_cast<std::int32_t>(v >> 26);                  // 27 bits
-  const auto lo = static_cast<std::int32_t>(v & ((1u << 26) - 1u));   // 26 bits
+  const auto hi = static_cast<std::int32_t>(v >> 26);                // 27 bits
+  const auto lo = static_cast<std::int32_t>(v & ((1u << 26) - 1u));  // 26 bits
   return static_cast<double>(hi) * 0x1p26 + static_cast<double>(lo);
 }
 
@@ -78,8 +78,10 @@ template <int K>
     auto* o = static_cast<double*>(out);
     const double off = (K == kOpen01) ? 0.5 : 0.0;
     for (std::size_t i = 0; i < nblocks; ++i) {
-      const std::uint64_t a = (static_cast<std::uint64_t>(c0[i]) | (std::uint64_t{c1[i]} << 32)) >> 11;
-      const std::uint64_t b = (static_cast<std::uint64_t>(c2[i]) | (std::uint64_t{c3[i]} << 32)) >> 11;
+      const std::uint64_t a =
+          (static_cast<std::uint64_t>(c0[i]) | (std::uint64_t{c1[i]} << 32)) >> 11;
+      const std::uint64_t b =
+          (static_cast<std::uint64_t>(c2[i]) | (std::uint64_t{c3[i]} << 32)) >> 11;
       o[2 * i] = (to_double53(a) + off) * 0x1p-53;
       o[2 * i + 1] = (to_double53(b) + off) * 0x1p-53;
     }
@@ -89,7 +91,8 @@ template <int K>
 // Function multiversioning: an AVX2 clone and the x86-64 baseline, chosen at load time. Integer
 // arithmetic is exact and the double conversion above is exact, so every clone produces the
 // same bits (checked by tests/core against the scalar Random123 path).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_ADDRESS__)
 #define DPX_SIMD_CLONES [[gnu::target_clones("avx2", "default")]]
 #else
 #define DPX_SIMD_CLONES
@@ -113,17 +116,30 @@ template <int K, class T>
   }
 }
 
-DPX_SIMD_CLONES void blocks_u32(std::uint32_t k0, std::uint32_t k1, std::uint64_t first,
-                                std::uint32_t w2, std::uint32_t w3, std::size_t n,
+DPX_SIMD_CLONES void blocks_u32(std::uint32_t k0,
+                                std::uint32_t k1,
+                                std::uint64_t first,
+                                std::uint32_t w2,
+                                std::uint32_t w3,
+                                std::size_t n,
                                 std::uint32_t* out) {
   philox_blocks<kU32>(k0, k1, first, w2, w3, n, out);
 }
-DPX_SIMD_CLONES void blocks_u01(std::uint32_t k0, std::uint32_t k1, std::uint64_t first,
-                                std::uint32_t w2, std::uint32_t w3, std::size_t n, double* out) {
+DPX_SIMD_CLONES void blocks_u01(std::uint32_t k0,
+                                std::uint32_t k1,
+                                std::uint64_t first,
+                                std::uint32_t w2,
+                                std::uint32_t w3,
+                                std::size_t n,
+                                double* out) {
   philox_blocks<kU01>(k0, k1, first, w2, w3, n, out);
 }
-DPX_SIMD_CLONES void blocks_open01(std::uint32_t k0, std::uint32_t k1, std::uint64_t first,
-                                   std::uint32_t w2, std::uint32_t w3, std::size_t n,
+DPX_SIMD_CLONES void blocks_open01(std::uint32_t k0,
+                                   std::uint32_t k1,
+                                   std::uint64_t first,
+                                   std::uint32_t w2,
+                                   std::uint32_t w3,
+                                   std::size_t n,
                                    double* out) {
   philox_blocks<kOpen01>(k0, k1, first, w2, w3, n, out);
 }
@@ -195,9 +211,7 @@ void philox4x32::fill_doubles(std::span<double> out) noexcept {
 }
 
 void philox4x32::fill_uniform01(std::span<double> out) noexcept { fill_doubles<kU01>(out); }
-void philox4x32::fill_uniform_open01(std::span<double> out) noexcept {
-  fill_doubles<kOpen01>(out);
-}
+void philox4x32::fill_uniform_open01(std::span<double> out) noexcept { fill_doubles<kOpen01>(out); }
 
 philox4x32 stream(std::uint64_t base_seed,
                   std::uint64_t cell_hash,

@@ -41,7 +41,8 @@ std::int64_t param_map::get_int(const std::string& name) const {
   if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
   if (const auto* d = std::get_if<double>(&v)) {
     // Accept integral doubles (geometric grids produce doubles such as 1e4).
-    if (*d == static_cast<double>(static_cast<std::int64_t>(*d))) return static_cast<std::int64_t>(*d);
+    if (*d == static_cast<double>(static_cast<std::int64_t>(*d)))
+      return static_cast<std::int64_t>(*d);
   }
   throw core::invalid_argument_error("param_map", name, render(v), "must be an integer");
 }

@@ -22,9 +22,7 @@ constexpr std::uint64_t fnv1a64(std::string_view s) noexcept {
 }
 
 /// The hash used for cell ids and stream keys.
-constexpr std::uint64_t stable_hash(std::string_view s) noexcept {
-  return rng::mix64(fnv1a64(s));
-}
+constexpr std::uint64_t stable_hash(std::string_view s) noexcept { return rng::mix64(fnv1a64(s)); }
 
 /// 16 lower-case hex digits.
 std::string hex16(std::uint64_t h);

@@ -23,59 +23,59 @@ struct row_filter {
 
 /// One figure of a preset ([[figure]] in TOML).
 struct figure_spec {
-  std::string name;                     ///< file stem: figures/<name>.pdf/.png
-  std::string title;                    ///< optional
-  std::string x;                        ///< swept parameter on the x axis
-  std::string y;                        ///< metric on the y axis
-  std::string statistic = "mean";       ///< "mean" or "median" of y per x
-  std::vector<std::string> series;      ///< parameters that split curves
-  std::vector<row_filter> where;        ///< restrict rows
+  std::string name;                 ///< file stem: figures/<name>.pdf/.png
+  std::string title;                ///< optional
+  std::string x;                    ///< swept parameter on the x axis
+  std::string y;                    ///< metric on the y axis
+  std::string statistic = "mean";   ///< "mean" or "median" of y per x
+  std::vector<std::string> series;  ///< parameters that split curves
+  std::vector<row_filter> where;    ///< restrict rows
   bool logx = true;
   bool logy = true;
-  std::vector<double> reference_slopes; ///< dashed reference lines with these log-log slopes
-  std::string xlabel, ylabel;           ///< optional axis labels (mathtext allowed)
+  std::vector<double> reference_slopes;  ///< dashed reference lines with these log-log slopes
+  std::string xlabel, ylabel;            ///< optional axis labels (mathtext allowed)
 };
 
 /// One rate check of a preset ([[rate]] in TOML).
 struct rate_spec {
-  std::string name;                        ///< identifier in rates.csv; defaults to "<y>_vs_<x>"
-  std::string x;                           ///< swept parameter
-  std::string y;                           ///< metric
-  std::string statistic = "mean";          ///< aggregate of y per x before taking logs
-  std::vector<std::string> group_by;       ///< one fit per distinct combination
-  std::vector<row_filter> where;           ///< restrict rows
+  std::string name;                   ///< identifier in rates.csv; defaults to "<y>_vs_<x>"
+  std::string x;                      ///< swept parameter
+  std::string y;                      ///< metric
+  std::string statistic = "mean";     ///< aggregate of y per x before taking logs
+  std::vector<std::string> group_by;  ///< one fit per distinct combination
+  std::vector<row_filter> where;      ///< restrict rows
   std::optional<std::pair<double, double>> fit_range;  ///< inclusive x range for the fit
   double expected_slope = 0;
-  double tolerance = 0.1;                  ///< |fitted - expected| must not exceed this
-  bool informational = false;              ///< reported but never gates `dpx run --check`
-  std::string description;                 ///< one line for the tables
+  double tolerance = 0.1;      ///< |fitted - expected| must not exceed this
+  bool informational = false;  ///< reported but never gates `dpx run --check`
+  std::string description;     ///< one line for the tables
 };
 
 /// Result of one rate check for one group.
 struct rate_result {
-  std::string rate;                        ///< rate_spec::name
-  std::string group;                       ///< "epsilon=0.1, mechanism=laplace" ("" if none)
+  std::string rate;   ///< rate_spec::name
+  std::string group;  ///< "epsilon=0.1, mechanism=laplace" ("" if none)
   std::vector<std::pair<std::string, std::string>> group_values;
   double slope = 0, intercept = 0, r2 = 0;  ///< log y = intercept + slope log x (natural logs),
-                                           ///< R^2 of that fit; NaN when no fit was made
-  double ci_lo = 0, ci_hi = 0;             ///< joint-bootstrap percentile interval of the slope
-                                           ///< at options.confidence (NaN when no fit)
+                                            ///< R^2 of that fit; NaN when no fit was made
+  double ci_lo = 0, ci_hi = 0;              ///< joint-bootstrap percentile interval of the slope
+                                            ///< at options.confidence (NaN when no fit)
   double expected = 0, tolerance = 0;
-  std::size_t points = 0;                  ///< x values inside the fit range
-  std::size_t replications = 0;            ///< replications present at every x (used in the fit)
-  bool pass = false;                       ///< expected in [ci_lo, ci_hi] and |slope-expected| <= tol
+  std::size_t points = 0;        ///< x values inside the fit range
+  std::size_t replications = 0;  ///< replications present at every x (used in the fit)
+  bool pass = false;             ///< expected in [ci_lo, ci_hi] and |slope-expected| <= tol
   bool informational = false;
-  std::string note;                        ///< why a fit could not be made, if so
+  std::string note;  ///< why a fit could not be made, if so
 };
 
 struct analysis_options {
-  std::uint64_t base_seed = 0;    ///< keys the bootstrap streams (deterministic CIs)
-  int bootstrap = 2000;           ///< bootstrap resamples
+  std::uint64_t base_seed = 0;  ///< keys the bootstrap streams (deterministic CIs)
+  int bootstrap = 2000;         ///< bootstrap resamples
   double confidence = 0.95;
-  bool figures = true;            ///< render figures with matplotlib if available
+  bool figures = true;  ///< render figures with matplotlib if available
   std::string python = "/usr/bin/python3";
-  std::string preset_name;        ///< for titles and report.md
-  std::string description;        ///< one paragraph for report.md
+  std::string preset_name;  ///< for titles and report.md
+  std::string description;  ///< one paragraph for report.md
 };
 
 /// Fits every rate spec to the tidy rows (failed rows excluded). Replications are resampled
@@ -103,9 +103,9 @@ void validate_specs(const std::vector<figure_spec>& figures,
 
 /// Summary statistics of one metric in one cell (a row of summary.csv).
 struct summary_stats {
-  std::size_t n_reps = 0;    ///< values used: ok rows whose value is not NaN
-  std::size_t n_failed = 0;  ///< rows with status "failed"
-  double mean = 0, sd = 0, se = 0;  ///< sd with the n-1 denominator; se = sd / sqrt(n)
+  std::size_t n_reps = 0;               ///< values used: ok rows whose value is not NaN
+  std::size_t n_failed = 0;             ///< rows with status "failed"
+  double mean = 0, sd = 0, se = 0;      ///< sd with the n-1 denominator; se = sd / sqrt(n)
   double median = 0, q25 = 0, q75 = 0;  ///< type-7 (linear interpolation) quantiles
   double ci_lo = 0, ci_hi = 0;          ///< mean -/+ 1.959964 se (normal 95% CI of the mean)
 };
@@ -133,9 +133,9 @@ std::filesystem::path find_plot_script();
 /// Writes summary.csv, rates.csv, rates.json, rates.md, rates.tex, figures/figures.json,
 /// figures/<name>.pdf/.png (if enabled and matplotlib is present) and report.md into out_dir,
 /// all atomically (docs/outputs.md). Throws std::invalid_argument on bad specs
-/// (validate_specs); never throws because plotting failed (report.md says why). Returns the rate results. Sets
-/// *figures_rendered (if given) to whether figures were produced, and *figures_note (if given)
-/// to why not ("" when they were).
+/// (validate_specs); never throws because plotting failed (report.md says why). Returns the rate
+/// results. Sets *figures_rendered (if given) to whether figures were produced, and *figures_note
+/// (if given) to why not ("" when they were).
 std::vector<rate_result> write_analysis(const tidy_table& t,
                                         const std::vector<figure_spec>& figures,
                                         const std::vector<rate_spec>& rates,

@@ -50,8 +50,8 @@ class param_map {
 /// Everything a driver may use for one replication.
 struct cell_context {
   const param_map& params;
-  std::uint64_t cell_hash;       ///< hash of the full resolved parameter key
-  std::uint64_t data_hash;       ///< hash of the driver's data_keys only (common random numbers)
+  std::uint64_t cell_hash;  ///< hash of the full resolved parameter key
+  std::uint64_t data_hash;  ///< hash of the driver's data_keys only (common random numbers)
   std::uint32_t replication;
   std::uint64_t base_seed;
 
@@ -74,7 +74,7 @@ struct param_decl {
 
 struct driver {
   std::string name;
-  std::string version;                    ///< bump when results change meaning (invalidates cache)
+  std::string version;  ///< bump when results change meaning (invalidates cache)
   std::string description;
   std::vector<param_decl> params;         ///< every parameter the driver accepts
   std::vector<std::string> data_keys;     ///< parameters that define the data (CRN key)

@@ -5,7 +5,8 @@
 /// fits, tables, figures), and it is what tidy.csv stores.
 ///
 /// tidy.csv layout (header row, comma separated, RFC 4180 quoting where needed):
-///   cell_id, p_<param>... (sorted by name), rep, <metric>... (driver order), wall_s, status, message
+///   cell_id, p_<param>... (sorted by name), rep, <metric>... (driver order), wall_s, status,
+///   message
 /// Rows are sorted by (cell_id, rep), so the file is byte-identical for any thread count,
 /// shard count or execution order. Doubles use shortest round-trip formatting
 /// (std::to_chars); a metric of a failed replication is written as "nan".
