@@ -154,11 +154,11 @@ std::string fixed(double x, int digits) {
   return s;
 }
 
-std::string percent(double confidence) {
-  const double p = 100.0 * confidence;
-  if (std::fabs(p - std::round(p)) < 1e-9)
-    return std::to_string(static_cast<long long>(std::round(p)));
-  return format_number(p);
+/// 6 significant digits, no trailing zeros ("0.05", not "0.050000000000000044").
+std::string short_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
 }
 
 std::string verdict(const rate_result& r) {
@@ -590,7 +590,8 @@ void fit_group(const rate_spec& spec,
     return;
   }
   std::sort(slopes.begin(), slopes.end());
-  const double alpha = 1 - options.confidence;
+  // res.ci_level was set by fit_rates: confidence adjusted for the rate's number of groups.
+  const double alpha = 1 - res.ci_level;
   res.ci_lo = quantile_sorted(slopes, alpha / 2);
   res.ci_hi = quantile_sorted(slopes, 1 - alpha / 2);
   // The containment test allows 1e-9 of rounding slack: with noiseless or perfectly
@@ -645,14 +646,21 @@ std::vector<rate_result> fit_rates(const tidy_table& t,
       r.expected = spec.expected_slope;
       r.tolerance = spec.tolerance;
       r.informational = spec.informational;
+      r.ci_level = options.confidence;
       r.slope = r.intercept = r.r2 = r.ci_lo = r.ci_hi = nan_v;
       r.note = "no rows match the rate's where filters";
       out.push_back(std::move(r));
       continue;
     }
+    // Bonferroni over the rate's groups: a rate passes only if every group does, so each
+    // group's interval is at level 1 - alpha/G and a correct rate falsely fails with
+    // probability <= alpha (per group alpha would give 1 - (1 - alpha)^G, ~34% for G = 8).
+    const double group_level =
+        1 - (1 - options.confidence) / static_cast<double>(groups.size());
     for (const auto& [key, pts] : groups) {
       rate_result r;
       r.rate = name;
+      r.ci_level = group_level;
       std::vector<std::string> parts;
       for (std::size_t k = 0; k < key.size(); ++k) {
         r.group_values.emplace_back(spec.group_by[k], key[k]);
@@ -716,11 +724,13 @@ std::string summary_csv(const tidy_table& t) {
 
 std::string rates_csv(const std::vector<rate_result>& results) {
   std::string out =
-      "rate,group,slope,ci_lo,ci_hi,r2,intercept,expected,tolerance,points,replications,pass,"
+      "rate,group,slope,ci_lo,ci_hi,ci_level,r2,intercept,expected,tolerance,points,replications,"
+      "pass,"
       "informational,note\n";
   for (const auto& r : results) {
     out += csv_field(r.rate) + "," + csv_field(r.group) + "," + format_number(r.slope) + "," +
-           format_number(r.ci_lo) + "," + format_number(r.ci_hi) + "," + format_number(r.r2) + "," +
+           format_number(r.ci_lo) + "," + format_number(r.ci_hi) + "," + format_number(r.ci_level) +
+           "," + format_number(r.r2) + "," +
            format_number(r.intercept) + "," + format_number(r.expected) + "," +
            format_number(r.tolerance) + "," + std::to_string(r.points) + "," +
            std::to_string(r.replications) + "," + (r.pass ? "true" : "false") + "," +
@@ -730,8 +740,7 @@ std::string rates_csv(const std::vector<rate_result>& results) {
 }
 
 std::string rates_markdown(const std::vector<rate_result>& results, double confidence) {
-  std::string out = "| rate | group | expected | fitted [" + percent(confidence) +
-                    "% CI] | R² | points | result |\n"
+  std::string out = "| rate | group | expected | fitted [CI] | R² | points | result |\n"
                     "|---|---|---:|---|---:|---:|---|\n";
   std::vector<std::string> notes;
   for (const auto& r : results) {
@@ -745,6 +754,13 @@ std::string rates_markdown(const std::vector<rate_result>& results, double confi
            ", " + fixed(r.ci_hi, 3) + "] | " + fixed(r.r2, 3) + " | " + std::to_string(r.points) +
            " | " + result + " |\n";
   }
+  out += "\nCI: joint-bootstrap percentile interval of the slope at level 1 − " +
+         short_number(1 - confidence) +
+         "/G for a rate with G groups (Bonferroni: a correct rate falsely fails with probability "
+         "at most " +
+         short_number(1 - confidence) +
+         "). A check passes when the expected slope is inside the CI and within the tolerance "
+         "of the fit.\n";
   if (!notes.empty()) {
     out += "\nNotes:\n\n";
     for (std::size_t i = 0; i < notes.size(); ++i) {
@@ -758,9 +774,7 @@ std::string rates_latex(const std::vector<rate_result>& results, double confiden
   std::string out =
       "\\begin{tabular}{llrlrrl}\n"
       "\\toprule\n"
-      "Rate & Group & Expected & Fitted [" +
-      percent(confidence) +
-      "\\% CI] & $R^2$ & Points & Result \\\\\n"
+      "Rate & Group & Expected & Fitted [CI] & $R^2$ & Points & Result \\\\\n"
       "\\midrule\n";
   for (const auto& r : results) {
     std::string fitted = std::isnan(r.slope)
@@ -772,6 +786,8 @@ std::string rates_latex(const std::vector<rate_result>& results, double confiden
            latex_escape(verdict(r)) + " \\\\\n";
   }
   out += "\\bottomrule\n\\end{tabular}\n";
+  out += "% CI: joint-bootstrap percentile interval at level 1 - " + short_number(1 - confidence) +
+         "/G for a rate with G groups (Bonferroni).\n";
   return out;
 }
 
@@ -907,6 +923,7 @@ std::vector<rate_result> write_analysis(const tidy_table& t,
       for (const auto& [k, v] : {std::pair<const char*, double>{"slope", r.slope},
                                  {"ci_lo", r.ci_lo},
                                  {"ci_hi", r.ci_hi},
+                                 {"ci_level", r.ci_level},
                                  {"r2", r.r2},
                                  {"intercept", r.intercept},
                                  {"expected", r.expected},

@@ -59,7 +59,8 @@ struct rate_result {
   double slope = 0, intercept = 0, r2 = 0;  ///< log y = intercept + slope log x (natural logs),
                                             ///< R^2 of that fit; NaN when no fit was made
   double ci_lo = 0, ci_hi = 0;              ///< joint-bootstrap percentile interval of the slope
-                                            ///< at options.confidence (NaN when no fit)
+                                            ///< at ci_level (NaN when no fit)
+  double ci_level = 0;  ///< 1 - (1 - options.confidence)/G for a rate with G groups (Bonferroni)
   double expected = 0, tolerance = 0;
   std::size_t points = 0;        ///< x values inside the fit range
   std::size_t replications = 0;  ///< replications present at every x (used in the fit)
