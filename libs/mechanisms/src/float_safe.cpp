@@ -9,13 +9,10 @@ namespace dpx::mechanisms {
 
 namespace detail {
 
-std::int64_t to_grid(const char* fn, double x, double lambda) {
+void throw_off_grid(const char* fn, double x) {
   core::check_finite(fn, "value", x);
-  const double r = x / lambda;  // exact: lambda is a power of two (barring underflow)
-  if (!(std::fabs(r) < 0x1p62))
-    core::throw_invalid(
-        fn, "value", x, "is too large for the float-safe grid (|x / Lambda| >= 2^62)");
-  return static_cast<std::int64_t>(std::nearbyint(r));  // round half to even
+  core::throw_invalid(
+      fn, "value", x, "is too large for the float-safe grid (|x / Lambda| >= 2^62)");
 }
 
 double grid_for_scale(double scale, int bits) {
@@ -54,6 +51,7 @@ float_safe_gaussian::float_safe_gaussian(double sigma,
       relation_(rel),
       unit_(discrete_gaussian::from_sigma(1.0, 1.0)) {
   unit_ = noise_for_dimension(1);
+  unit_law_ = detail::gaussian_law::of(unit_.variance_numerator(), unit_.variance_denominator());
 }
 
 discrete_gaussian float_safe_gaussian::noise_for_dimension(std::size_t d) const {

@@ -16,7 +16,8 @@
 #define DPX_MECH_CLONES
 #endif
 
-// This file is compiled with -fno-math-errno (sqrt without an errno branch) and the dynamic
+// This file is compiled with -fno-math-errno (sqrt without an errno branch), -fno-trapping-math
+// (floor as an instruction) and the dynamic
 // vectoriser cost model (libs/mechanisms/CMakeLists.txt); neither changes any result.
 #if defined(__GNUC__) && !defined(__clang__)
 #define DPX_VECTOR_LOOP _Pragma("GCC ivdep")
@@ -98,6 +99,32 @@ constexpr double two_pi = 6.28318530717958647693;
   const double b = odd ? sk : ck;
   sn = (qi & 2) != 0 ? -a : a;
   cs = ((qi + 1) & 2) != 0 ? -b : b;
+}
+
+// ---- exp(x) for x in [-708, 0]: fdlibm e_exp.c (Sun Microsystems 1993), branch-free -------
+// Error < 1 ulp (fdlibm's bound); tests/mechanisms checks <= 2^-51 relative against libm.
+constexpr double exp_invln2 = 1.44269504088896338700e+00;
+constexpr double exp_p1 = 1.66666666666666019037e-01;
+constexpr double exp_p2 = -2.77777777770155933842e-03;
+constexpr double exp_p3 = 6.61375632143793436117e-05;
+constexpr double exp_p4 = -1.65339022054652515390e-06;
+constexpr double exp_p5 = 4.13813679705723846039e-08;
+
+[[gnu::always_inline]] inline double exp_impl(double x) {
+  // k = round(x / ln 2), |k| <= 1022 on the domain; |r| <= ln2 / 2 as in fdlibm.
+  const double kr = std::floor(x * exp_invln2 + 0.5);
+  const double shifter = 0x1.8p52;    // kr + 1.5 2^52 holds k in its low mantissa bits
+  const double hi = x - kr * ln2_hi;  // exact: ln2_hi has 32 trailing zero bits, |k| < 2^11
+  const double lo = kr * ln2_lo;
+  const double r = hi - lo;
+  const double t = r * r;
+  const double c = r - t * (exp_p1 + t * (exp_p2 + t * (exp_p3 + t * (exp_p4 + t * exp_p5))));
+  const double y = 1.0 - ((lo - (r * c) / (2.0 - c)) - hi);
+  // 2^k from the bits: (k + 1023) << 52, with k read off kr + 1.5 2^52.
+  const auto kbits = static_cast<std::int64_t>(std::bit_cast<std::uint64_t>(kr + shifter) -
+                                               std::bit_cast<std::uint64_t>(shifter));
+  const double two_k = std::bit_cast<double>(static_cast<std::uint64_t>(kbits + 1023) << 52);
+  return y * two_k;
 }
 
 [[gnu::always_inline]] inline double laplace_impl(double u, double b) {
@@ -198,6 +225,48 @@ DPX_MECH_CLONES void add_gaussian_from_bits_split(std::span<const std::uint32_t>
 }
 
 double log_kernel(double x) noexcept { return log_impl(x); }
+
+double exp_kernel(double x) noexcept { return exp_impl(x); }
+
+DPX_MECH_CLONES void exp_neg_kernel(std::span<double> x) noexcept {
+  double* p = x.data();
+  const std::size_t n = x.size();
+  DPX_VECTOR_LOOP
+  for (std::size_t i = 0; i < n; ++i) p[i] = exp_impl(-p[i]);
+}
+
+DPX_MECH_CLONES void geometric_candidates(std::span<const std::uint32_t> words,
+                                          double gamma,
+                                          double q,
+                                          double inv_gamma,
+                                          std::span<double> m,
+                                          std::span<double> ok) noexcept {
+  const std::uint32_t* p = words.data();
+  double* mo = m.data();
+  double* oo = ok.data();
+  const std::size_t n = m.size();
+  constexpr double lo_factor = 1.0 - 0x1p-40, hi_factor = 1.0 + 0x1p-40;
+  DPX_VECTOR_LOOP
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t w = word_at(p, i);
+    // V = top 52 bits, exactly, without an integer -> double convert.
+    const double v = std::bit_cast<double>(0x4330000000000000ull | (w >> 12)) - 0x1p52;
+    const double u_mid = (v + 0.5) * 0x1p-52;
+    const double mc = std::floor(-log_impl(u_mid) * inv_gamma);  // candidate (any error ok)
+    // arg <= 40 is required for the error bound (abs. error of arg <= 40 * 4 2^-53 < 2^-45.7);
+    // the true magnitude has arg <= -ln U <= 36.8 since U >= 2^-53.
+    const double arg = mc * gamma;
+    const double arg_c = arg < 40.0 ? arg : 40.0;
+    const double pm = exp_impl(-arg_c);
+    const double pm1 = pm * q;
+    // U in [v, v + 1) 2^-52: decided iff U < p_m and U >= p_(m+1) beyond the 2^-40 margin.
+    // (Bitwise & on the comparisons: no branches, so the loop vectorises.)
+    const bool decided =
+        ((v + 1.0) * 0x1p-52 <= pm * lo_factor) & (v * 0x1p-52 >= pm1 * hi_factor) & (arg < 40.0);
+    mo[i] = mc;
+    oo[i] = decided ? 1.0 : 0.0;
+  }
+}
 
 void sincos_2pi_kernel(double u, double& s, double& c) noexcept { sincos_2pi_impl(u, s, c); }
 

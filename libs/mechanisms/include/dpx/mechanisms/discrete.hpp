@@ -63,21 +63,25 @@ template <std::uniform_random_bit_generator G>
 class pooled_words {
  public:
   explicit pooled_words(G& g) noexcept : g_(g) {}
+  pooled_words(const pooled_words&) = delete;
+  pooled_words& operator=(const pooled_words&) = delete;
   std::uint64_t next64() {
-    if (i_ + 2 > n32) refill();
-    const std::uint64_t lo = buf_[i_];
-    const std::uint64_t hi = buf_[i_ + 1];
-    i_ += 2;
+    if (end_ - p_ < 2) refill();
+    const std::uint64_t lo = p_[0];
+    const std::uint64_t hi = p_[1];
+    p_ += 2;
     return lo | (hi << 32);
   }
   std::uint32_t next32() {
-    if (i_ + 1 > n32) refill();
-    return buf_[i_++];
+    if (p_ == end_) refill();
+    return *p_++;
   }
 
  private:
   static constexpr std::size_t n32 = 512;
   void refill() {
+    // Words left over (at most one, from next64) are discarded: they are unused uniform
+    // words, so skipping them leaves the remaining stream uniform and independent.
     if constexpr (requires(G & x, std::span<std::uint32_t> s) { x.fill(s); }) {
       g_.fill(std::span<std::uint32_t>(buf_));
     } else {
@@ -87,11 +91,12 @@ class pooled_words {
         buf_[j + 1] = static_cast<std::uint32_t>(w >> 32);
       }
     }
-    i_ = 0;
+    p_ = buf_.data();
   }
   G& g_;
   std::array<std::uint32_t, n32> buf_{};
-  std::size_t i_ = n32;
+  const std::uint32_t* p_ = buf_.data() + n32;
+  const std::uint32_t* end_ = buf_.data() + n32;
 };
 
 /// Uniform on {0, ..., n - 1}, 1 <= n < 2^32 (Lemire 2019, exact rejection of the biased zone).

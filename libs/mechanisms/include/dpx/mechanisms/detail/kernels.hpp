@@ -27,6 +27,21 @@ inline constexpr std::size_t chunk_size = 512;
 /// ln(x) for normal, finite x > 0 (fdlibm e_log.c polynomial, one formula, branch-free).
 /// Max error about 1 ulp (tested against std::log). Not for 0, negatives, subnormals, inf, NaN.
 double log_kernel(double x) noexcept;
+/// exp(x) for x in [-708, 0] (fdlibm e_exp.c, branch-free; error < 1 ulp, tested <= 2^-51).
+double exp_kernel(double x) noexcept;
+/// In place x[i] <- exp(-x[i]) for x[i] in [0, 708].
+void exp_neg_kernel(std::span<double> x) noexcept;
+/// Geometric magnitude by inversion (fast_exact.hpp): for 64-bit word i (halves of words),
+/// U in [V, V + 1) 2^-52 with V = w >> 12; m[i] = floor(-ln(U_mid) / gamma) (a candidate) and
+/// ok[i] = 1 iff m gamma < 40 and exp(-(m+1) gamma) <= U < exp(-m gamma) is certain given gamma's,
+/// q's and the kernels' error bounds (relative margin 2^-40), else 0. gamma = s/t, q = exp(-gamma)
+/// (libm), inv_gamma = t/s. words.size() == 2 m.size(), ok.size() == m.size().
+void geometric_candidates(std::span<const std::uint32_t> words,
+                          double gamma,
+                          double q,
+                          double inv_gamma,
+                          std::span<double> m,
+                          std::span<double> ok) noexcept;
 /// sin(2 pi u) and cos(2 pi u) for u in [0, 1] (exact quadrant reduction in u, musl kernels).
 void sincos_2pi_kernel(double u, double& s, double& c) noexcept;
 
