@@ -306,6 +306,7 @@ double approx_dp_accountant::epsilon(double delta) const {
     s.delta += nd * d;
     s.log_keep += nd * std::log1p(-d);
   }
+  // NOLINTNEXTLINE(bugprone-narrowing-conversions): clang-tidy 14 false positive (double to double)
   const double basic = delta >= s.delta ? s.eps : inf;
   if (rule_ == composition_rule::basic) return basic;
   if (rule_ == composition_rule::advanced) {

@@ -221,7 +221,7 @@ rdp_epsilon_result rdp_to_epsilon(std::span<const double> orders,
       }
     }
     eps = std::max(0.0, eps);
-    if (eps < best.epsilon) best = {eps, eps == 0.0 && rule == rdp_conversion::improved ? a : a};
+    if (eps < best.epsilon) best = {eps, a};
   }
   return best;
 }

@@ -49,7 +49,9 @@ inline void sincos_2pi(double u, double& so, double& co) noexcept {
                    c5 = 2.08757232129817482790e-09, c6 = -1.13596475577881948265e-11;
   constexpr double half_pi = 1.57079632679489661923;
   const double v = 4.0 * u;
-  const double qd = static_cast<double>(static_cast<int>(v + 0.5));  // v >= 0: floor
+  // Quadrant round(v) = floor(v + 1/2) for v >= 0 (ties up is fine: either quadrant is exact).
+  const double qd =
+      static_cast<double>(static_cast<int>(v + 0.5));  // NOLINT(bugprone-incorrect-roundings)
   const double x = (v - qd) * half_pi;
   const double z = x * x;
   const double w = z * z;
