@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# clang-tidy over the project's own sources (libs/, apps/, experiments/) with the repo's
+# .clang-tidy, using the compile database of a configured build (default build/release).
+#   scripts/tidy.sh [BUILD_DIR] [PATH_FILTER]     e.g. scripts/tidy.sh build/release libs/accounting
+# GCC-only options in the database (-fvect-cost-model=..., -Wno-restrict) are removed from a
+# copy of it first, since clang rejects them. Exits 1 if clang-tidy reports any warning.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build/release}
+filter=${2:-}
+if [[ ! -f "$build/compile_commands.json" ]]; then
+  echo "scripts/tidy.sh: $build/compile_commands.json not found (configure first: cmake --preset release)" >&2
+  exit 2
+fi
+command -v clang-tidy >/dev/null || {
+  echo "scripts/tidy.sh: clang-tidy not found; install it with: apt-get install -y clang-tidy" >&2
+  exit 1
+}
+db=$(mktemp -d)
+trap 'rm -rf "$db"' EXIT
+/usr/bin/python3 - "$build/compile_commands.json" "$db/compile_commands.json" <<'EOF'
+import json, re, sys
+gcc_only = re.compile(r"\s-(fvect-cost-model=\S+|Wno-restrict|fno-trapping-math)(?=\s|$)")
+entries = json.load(open(sys.argv[1]))
+for e in entries:
+    if "command" in e:
+        e["command"] = gcc_only.sub("", e["command"])
+json.dump(entries, open(sys.argv[2], "w"))
+EOF
+mapfile -t files < <(git ls-files 'libs/*.cpp' 'apps/*.cpp' 'experiments/*.cpp' | grep -E "^${filter}" || true)
+status=0
+log=$(mktemp)
+for f in "${files[@]}"; do
+  if ! grep -q "\"file\": \"$PWD/$f\"" "$build/compile_commands.json"; then continue; fi
+  clang-tidy -p "$db" --quiet "$f" >"$log" 2>/dev/null || true
+  if grep -q "warning:\|error:" "$log"; then
+    cat "$log"
+    status=1
+  fi
+done
+rm -f "$log"
+if [[ $status -eq 0 ]]; then echo "clang-tidy: ${#files[@]} files clean"; fi
+exit $status
