@@ -1,0 +1,9 @@
+#pragma once
+/// \file
+/// Umbrella header of dpx::audit (empirical privacy auditing): auditor.hpp (Clopper–Pearson,
+/// the held-out threshold auditor, the privacy-profile estimate), pairs.hpp (worst-case
+/// neighbouring pairs for every mechanism and estimator), audits.hpp (named mechanism and
+/// solver audits).
+#include "dpx/audit/auditor.hpp"
+#include "dpx/audit/audits.hpp"
+#include "dpx/audit/pairs.hpp"

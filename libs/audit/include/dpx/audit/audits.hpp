@@ -1,0 +1,130 @@
+#pragma once
+/// \file
+/// Ready-made audits by name: a mechanism (or estimator) with its claimed guarantee, or a
+/// private solver on a small canary design; each runs the worst-case pair of pairs.hpp (or the
+/// canary pair below) and the held-out threshold auditor of auditor.hpp, and compares the
+/// lower bound with the claim. Used by `dpx audit` and the `privacy_audit` experiment.
+///
+/// Solver canary design (replace-one unless noted; least squares, d = 2): n - 1 "base" rows
+/// x = (0, 1), y = 0, and one canary row x = (1, 0) with y = -Y in D and y = +Y in D' (Y =
+/// canary_response, large, so the canary's per-example gradient is always clipped to norm G and
+/// points along -+e_1: the two clipped averages differ by exactly 2G/n, the replace-one
+/// sensitivity). DP-SGD is add/remove: D = the base rows alone, D' = base rows + canary y = +Y.
+/// Second design, `canary_design::curvature` (isolates the step-size channel): the canary row is
+/// x = (1, 0), y = 0 in D and the null row x = (0, 0), y = 0 in D' (replace-one; add/remove for
+/// DP-SGD: D' = base rows alone). Its gradient theta_0 e_1 is small (unclipped while
+/// |theta_0| < G), so the releases differ by at most G/n, but D's objective has curvature 1/n
+/// along e_1 and D''s has none: ISTDP as published sees this through its BB step and line search.
+/// Statistics (the auditor picks one on the selection split): theta_T[0] (the final iterate's
+/// projection on the canary direction; monotone in the loss on the canary) and
+/// ||theta_T - theta_start||^2 (sensitive to a data-dependent step size).
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dpx/audit/auditor.hpp"
+#include "dpx/audit/pairs.hpp"
+#include "dpx/core/rng.hpp"
+
+namespace dpx::audit {
+
+/// Mechanism audits by name (mechanism_names() lists them).
+struct mechanism_audit_spec {
+  /// laplace, gaussian, discrete_laplace, discrete_gaussian, randomized_response,
+  /// stable_histogram, local_histogram, laplace_mironov (research-grade Laplace under Mironov's
+  /// attack), float_safe_laplace_mironov (the same attack on the float-safe Laplace),
+  /// winsorized_mean (estimators::winsorized_mean).
+  std::string mechanism = "laplace";
+  /// Claimed epsilon (> 0), used when neither scale nor noise_multiplier is given.
+  std::optional<double> epsilon;
+  /// Noise scale b (laplace, discrete_laplace; > 0): claimed epsilon = sensitivity / b.
+  std::optional<double> scale;
+  /// sigma / Delta (gaussian, discrete_gaussian; > 0): claimed epsilon at `delta` from the
+  /// exact profile (Balle & Wang 2018, Thm. 8) or, for the discrete Gaussian, from its zCDP
+  /// guarantee rho = 1/(2 m^2) (Bun & Steinke 2016, Prop. 1.3: eps = rho + 2 sqrt(rho
+  /// ln(1/delta))).
+  std::optional<double> noise_multiplier;
+  /// Sensitivity Delta (> 0; an integer for the discrete mechanisms).
+  double sensitivity = 1.0;
+  /// delta of the claim for gaussian, discrete_gaussian, stable_histogram, winsorized_mean
+  /// (in (0, 1)); pure-DP mechanisms are audited with delta = 0.
+  double delta = 1e-5;
+  /// Broken variant: the noise scale (b or sigma) is halved (randomized response and the
+  /// histograms: run at 2 epsilon) while the ORIGINAL guarantee is claimed. The attack
+  /// mechanisms ignore it.
+  bool broken = false;
+  std::int64_t categories = 2;  ///< randomized_response: k >= 2
+  std::int64_t bins = 4;        ///< local_histogram: number of bins >= 2
+  /// stable_histogram / winsorized_mean: n. The stable histogram raises it to the smallest
+  /// even n >= 8 ln(2/delta)/eps + 8 so that both audited bins stay far above the threshold.
+  std::size_t records = 200;
+  /// Throws core::invalid_argument_error naming the field.
+  void validate() const;
+};
+
+/// Result of a named audit.
+struct named_audit_result {
+  audit_result audit;          ///< the auditor's result (bound, counts, chosen test)
+  double claimed_epsilon = 0;  ///< the guarantee claimed for the (unbroken) mechanism
+  double claimed_delta = 0;    ///< delta of the claim (0 for pure DP), used in the bound
+  bool violation = false;      ///< audit.epsilon_lower_bound > claimed_epsilon
+  std::string pair;            ///< the neighbouring pair in words
+  std::string statistic;       ///< the chosen statistic's name
+  std::string guarantee;       ///< what is claimed, in words
+};
+
+/// Names accepted by mechanism_audit_spec::mechanism.
+std::vector<std::string> mechanism_names();
+
+/// Runs `trials` trials per side (>= 4) and audits at options.confidence (options.delta is
+/// replaced by the claim's delta). Randomness from g.
+named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
+                                   std::size_t trials,
+                                   const audit_options& options,
+                                   rng::philox4x32& g);
+
+/// Which canary pair (file comment).
+enum class canary_design {
+  sign,       ///< canary y = -Y vs +Y (always clipped): the gradient-release channel at 2G/n
+  curvature,  ///< canary x = e_1, y = 0 vs a null row: the step-size (curvature) channel
+};
+
+/// Private solvers audited on the canary design (file comment).
+struct solver_audit_spec {
+  canary_design design = canary_design::sign;  ///< which pair
+  /// istdp_as_published, istdp_strict, noisy_pgd (Gaussian, tight calibration, last iterate),
+  /// dp_sgd.
+  std::string solver = "istdp_strict";
+  std::size_t records = 10;        ///< n (rows of D for replace-one), >= 2
+  std::int64_t iterations = 5;     ///< T (ISTDP: T - 1 releases; PGD, DP-SGD: T steps), >= 2
+  double epsilon = 1.0;            ///< calibration target (ISTDP, noisy PGD), > 0
+  double delta = 1e-5;             ///< calibration target / claim delta, in (0, 1)
+  double clip_norm = 1.0;          ///< G > 0
+  double canary_response = 100.0;  ///< Y > 0
+  double step_size = 0.5;          ///< noisy PGD and DP-SGD step, > 0
+  double sampling_rate = 0.5;      ///< DP-SGD q in (0, 1]
+  double noise_multiplier = 1.0;   ///< DP-SGD sigma > 0 (claim: RDP accountant at delta)
+  void validate() const;
+};
+
+/// Names accepted by solver_audit_spec::solver.
+std::vector<std::string> solver_names();
+
+/// The canary pair's statistics for a solver (`trials` runs on each side).
+sample_pair solver_pair(const solver_audit_spec& spec, std::size_t trials, rng::philox4x32& g);
+
+/// Claimed epsilon at spec.delta: the calibration target for ISTDP (both variants: the
+/// published variant CLAIMS it, spec istdp.md item 1) and noisy PGD; for DP-SGD the RDP
+/// accountant's epsilon of its subsampled-Gaussian events.
+double solver_claimed_epsilon(const solver_audit_spec& spec);
+
+/// solver_pair + audit_samples (options.delta replaced by spec.delta) + the claim.
+named_audit_result audit_solver(const solver_audit_spec& spec,
+                                std::size_t trials,
+                                const audit_options& options,
+                                rng::philox4x32& g);
+
+}  // namespace dpx::audit

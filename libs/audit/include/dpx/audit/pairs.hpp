@@ -1,0 +1,276 @@
+#pragma once
+/// \file
+/// Worst-case neighbouring pairs and distinguishing statistics for every mechanism of
+/// dpx::mechanisms and for the estimators of dpx::estimators. Each function runs the mechanism
+/// `trials` times on D and on D' and returns the statistic(s) of every output, ready for
+/// audit_samples (auditor.hpp). Randomness: every draw from the generator passed in (D's trials
+/// first, then D''s).
+///
+/// Why these pairs and statistics are worst cases (for the guarantee each mechanism claims):
+///  * Laplace / Gaussian / discrete Laplace / discrete Gaussian (additive noise, location
+///    family): D gives f = 0, D' gives f = Delta (the sensitivity). Every pair at distance Delta
+///    is a translate of this one, and the statistic is the output itself: for Laplace the
+///    likelihood ratio is monotone in y and the threshold t = Delta already attains e^eps; for
+///    the Gaussian the likelihood ratio is monotone in y, so threshold tests are the
+///    Neyman–Pearson optimal tests and trace the whole privacy profile.
+///  * Randomized response (k-ary): inputs 0 and 1; statistic 0 / 1 / 1/2 for report 0 / 1 /
+///    other, so S = {report = 0} has probability p' under D and q' under D' (ratio p'/q').
+///  * Local histogram: one user in bin 0 vs bin 1; statistic b_0 - b_1 (the two flipped bits;
+///    the others have the same law): S = {b_0 = 1, b_1 = 0} has ratio (pi/(1 - pi))^2 = e^eps.
+///  * Stable histogram (replace-one): D has n/2 records in each of bins 0 and 1, D' moves one
+///    record from bin 0 to bin 1 (both bins far above the threshold), the case of Lemma C.1
+///    that carries the eps part; statistic = the Laplace log-likelihood ratio
+///    clamp(y_1 - mid_1, +-h) - clamp(y_0 - mid_0, +-h), h = 1/(2n), which is monotone in the
+///    exact likelihood ratio of the two released values (the optimal test). The delta part
+///    (a bin appearing) has probability delta/4 and cannot raise an epsilon lower bound.
+///  * Mironov's floating-point attack (research-grade Laplace): D gives 0, D' gives Delta;
+///    statistic = 1 if the output is a double that the research-grade sampler can produce from
+///    D' (exact search over its 2^53 noise values), else 0. A research-grade release of D lands
+///    outside that set with probability > 1/2, which never happens under D': the bound grows
+///    like log(trials). The float-safe Laplace releases grid points that are in the support of
+///    both inputs, and is exactly eps-DP: the same statistic cannot break its bound.
+///  * WinsorizedMean1D (S1 Algorithm 4): n - 1 records at 0 and one record at -10 kappa (D) or
+///    +10 kappa (D'): the record is clipped to the two ends of I^ = [-kappa, kappa], the clipped
+///    means differ by 2 kappa / n (the sensitivity the Laplace scale 4 kappa/(n eps) is
+///    calibrated for), and the histogram stage sees the record alone in a far bin in both, so
+///    the audit measures the mean stage, which spends eps/2 of the total eps.
+
+#include <algorithm>
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "dpx/core/error.hpp"
+#include "dpx/core/rng.hpp"
+#include "dpx/estimators/central.hpp"
+#include "dpx/mechanisms/discrete.hpp"
+#include "dpx/mechanisms/float_safe.hpp"
+#include "dpx/mechanisms/gaussian.hpp"
+#include "dpx/mechanisms/histogram.hpp"
+#include "dpx/mechanisms/laplace.hpp"
+#include "dpx/mechanisms/randomized_response.hpp"
+
+namespace dpx::audit {
+
+/// Statistics of the trials on the two sides of a neighbouring pair.
+struct sample_pair {
+  /// s0[j][i]: statistic j of trial i on D. Every statistic has `trials` entries.
+  std::vector<std::vector<double>> s0;
+  /// s1[j][i]: statistic j of trial i on D'.
+  std::vector<std::vector<double>> s1;
+  /// Names of the statistics (same order).
+  std::vector<std::string> statistics;
+  /// The pair (D, D') in words.
+  std::string pair;
+};
+
+namespace detail {
+inline sample_pair one_statistic(std::size_t trials, std::string stat, std::string pair) {
+  sample_pair p;
+  p.s0.assign(1, std::vector<double>(trials));
+  p.s1.assign(1, std::vector<double>(trials));
+  p.statistics = {std::move(stat)};
+  p.pair = std::move(pair);
+  return p;
+}
+inline void check_trials(const char* fn, std::size_t trials) {
+  if (trials < 2) core::throw_invalid(fn, "trials", static_cast<double>(trials), "must be >= 2");
+}
+/// Whether the research-grade Laplace release of x with scale b (laplace.hpp's sampler: noise
+/// = laplace_from_bits(w, b), 2^53 distinct values indexed by j) can output y: a monotone
+/// binary search over j, then a scan of the neighbourhood (exact, Mironov 2012, Sec. 3).
+bool research_laplace_can_output(double y, double x, double b);
+}  // namespace detail
+
+/// Laplace (research-grade): D -> 0, D' -> Delta_1 (= m.l1_sensitivity()); statistic = output.
+/// Uses the vector privatize path.
+template <std::uniform_random_bit_generator G>
+sample_pair laplace_pair(const mechanisms::laplace& m, std::size_t trials, G& g) {
+  detail::check_trials("audit::laplace_pair", trials);
+  auto p = detail::one_statistic(trials, "output", "f(D) = 0, f(D') = Delta_1");
+  std::fill(p.s0[0].begin(), p.s0[0].end(), 0.0);
+  std::fill(p.s1[0].begin(), p.s1[0].end(), m.l1_sensitivity());
+  m.privatize(p.s0[0], g);
+  m.privatize(p.s1[0], g);
+  return p;
+}
+
+/// Gaussian (research-grade): D -> 0, D' -> Delta_2; statistic = output (vector path).
+template <std::uniform_random_bit_generator G>
+sample_pair gaussian_pair(const mechanisms::gaussian& m, std::size_t trials, G& g) {
+  detail::check_trials("audit::gaussian_pair", trials);
+  auto p = detail::one_statistic(trials, "output", "f(D) = 0, f(D') = Delta_2");
+  std::fill(p.s0[0].begin(), p.s0[0].end(), 0.0);
+  std::fill(p.s1[0].begin(), p.s1[0].end(), m.l2_sensitivity());
+  m.privatize(p.s0[0], g);
+  m.privatize(p.s1[0], g);
+  return p;
+}
+
+/// Discrete Laplace or discrete Gaussian (exact integer samplers): D -> 0, D' -> Delta (an
+/// integer, >= 1); statistic = output.
+template <class Discrete, std::uniform_random_bit_generator G>
+requires std::same_as<Discrete, mechanisms::discrete_laplace> ||
+    std::same_as<Discrete, mechanisms::discrete_gaussian>
+        sample_pair
+        discrete_pair(const Discrete& m, std::int64_t sensitivity, std::size_t trials, G& g) {
+  detail::check_trials("audit::discrete_pair", trials);
+  if (sensitivity < 1)
+    core::throw_invalid("audit::discrete_pair",
+                        "sensitivity",
+                        static_cast<double>(sensitivity),
+                        "must be an integer >= 1");
+  auto p = detail::one_statistic(trials, "output", "f(D) = 0, f(D') = Delta");
+  std::vector<std::int64_t> v(trials);
+  for (int side = 0; side < 2; ++side) {
+    std::fill(v.begin(), v.end(), side == 0 ? std::int64_t{0} : sensitivity);
+    m.privatize(std::span<std::int64_t>(v), g);
+    auto& out = side == 0 ? p.s0[0] : p.s1[0];
+    for (std::size_t i = 0; i < trials; ++i) out[i] = static_cast<double>(v[i]);
+  }
+  return p;
+}
+
+/// k-ary randomized response: inputs 0 (D) and 1 (D'); statistic 0 / 1 / 0.5 for report
+/// 0 / 1 / other (vector privatize path).
+template <std::uniform_random_bit_generator G>
+sample_pair randomized_response_pair(const mechanisms::randomized_response& m,
+                                     std::size_t trials,
+                                     G& g) {
+  detail::check_trials("audit::randomized_response_pair", trials);
+  auto p = detail::one_statistic(trials, "report 0 / 1 / other -> 0 / 1 / 0.5", "x = 0, x' = 1");
+  std::vector<std::int64_t> v(trials);
+  for (int side = 0; side < 2; ++side) {
+    std::fill(v.begin(), v.end(), side);
+    m.privatize(std::span<std::int64_t>(v), g);
+    auto& out = side == 0 ? p.s0[0] : p.s1[0];
+    for (std::size_t i = 0; i < trials; ++i) out[i] = v[i] == 0 ? 0.0 : v[i] == 1 ? 1.0 : 0.5;
+  }
+  return p;
+}
+
+/// Local randomized-response histogram: one user in bin 0 (D) or bin 1 (D'); statistic
+/// b_0 - b_1 (needs bins() >= 2).
+template <std::uniform_random_bit_generator G>
+sample_pair local_histogram_pair(const mechanisms::local_histogram& m, std::size_t trials, G& g) {
+  detail::check_trials("audit::local_histogram_pair", trials);
+  if (m.bins() < 2)
+    core::throw_invalid(
+        "audit::local_histogram_pair", "bins", static_cast<double>(m.bins()), "must be >= 2");
+  auto p = detail::one_statistic(trials, "b_0 - b_1", "user in bin 0, user in bin 1");
+  std::vector<std::uint8_t> bits(static_cast<std::size_t>(m.bins()));
+  for (int side = 0; side < 2; ++side) {
+    auto& out = side == 0 ? p.s0[0] : p.s1[0];
+    for (std::size_t i = 0; i < trials; ++i) {
+      m.randomize(side, bits, g);
+      out[i] = static_cast<double>(bits[0]) - static_cast<double>(bits[1]);
+    }
+  }
+  return p;
+}
+
+/// Stable histogram (replace-one): D has n/2 records in bin 0 and n - n/2 in bin 1; D' moves
+/// one record from bin 0 to bin 1. Statistic: the clamped Laplace log-likelihood ratio (see the
+/// file comment; for the discrete_laplace noise variant the same clamp on the released counts).
+/// n even, >= 4 and large enough that both bins pass the threshold (checked: n/2 - 1 >=
+/// 2 x threshold count).
+template <std::uniform_random_bit_generator G>
+sample_pair stable_histogram_pair(const mechanisms::stable_histogram& m,
+                                  std::size_t n,
+                                  std::size_t trials,
+                                  G& g) {
+  const char* fn = "audit::stable_histogram_pair";
+  detail::check_trials(fn, trials);
+  if (n < 4 || n % 2 != 0)
+    core::throw_invalid(fn, "n", static_cast<double>(n), "must be even >= 4");
+  if (static_cast<double>(n / 2 - 1) / static_cast<double>(n) < 2 * m.threshold(n))
+    core::throw_invalid(fn,
+                        "n",
+                        static_cast<double>(n),
+                        "too small: the two bins must be far above the release threshold");
+  auto p = detail::one_statistic(trials,
+                                 "clamped Laplace log-likelihood ratio",
+                                 "counts (n/2, n/2) vs (n/2 - 1, n/2 + 1) in bins 0, 1");
+  const double inv_n = 1.0 / static_cast<double>(n);
+  const double c0 = static_cast<double>(n / 2) * inv_n;
+  const double h = 0.5 * inv_n;
+  const double mid0 = c0 - h, mid1 = c0 + h;  // midpoints between D and D' frequencies
+  std::vector<std::int64_t> keys(n);
+  for (int side = 0; side < 2; ++side) {
+    const std::size_t in0 = n / 2 - static_cast<std::size_t>(side);
+    for (std::size_t i = 0; i < n; ++i) keys[i] = i < in0 ? 0 : 1;
+    auto& out = side == 0 ? p.s0[0] : p.s1[0];
+    for (std::size_t i = 0; i < trials; ++i) {
+      const auto r = m.release_bins(std::span<const std::int64_t>(keys), g);
+      double y0 = 0, y1 = 0;
+      for (std::size_t b = 0; b < r.bins.size(); ++b) (r.bins[b] == 0 ? y0 : y1) = r.values[b];
+      out[i] = std::clamp(y1 - mid1, -h, h) - std::clamp(y0 - mid0, -h, h);
+    }
+  }
+  return p;
+}
+
+/// Mironov's attack on the research-grade Laplace: D -> 0, D' -> Delta_1; statistic = 1 if the
+/// release is a double the research-grade sampler (scale m.scale()) can produce from D', else 0.
+template <std::uniform_random_bit_generator G>
+sample_pair mironov_pair(const mechanisms::laplace& m, std::size_t trials, G& g) {
+  detail::check_trials("audit::mironov_pair", trials);
+  auto p =
+      detail::one_statistic(trials, "output reachable from D' (0/1)", "f(D) = 0, f(D') = Delta_1");
+  const double d = m.l1_sensitivity(), b = m.scale();
+  for (int side = 0; side < 2; ++side) {
+    auto& out = side == 0 ? p.s0[0] : p.s1[0];
+    std::fill(out.begin(), out.end(), side == 0 ? 0.0 : d);
+    m.privatize(out, g);
+    for (double& y : out) y = detail::research_laplace_can_output(y, d, b) ? 1.0 : 0.0;
+  }
+  return p;
+}
+
+/// The same attack statistic (reachability under the research-grade sampler of scale
+/// m.scale()) applied to the float-safe Laplace release.
+template <std::uniform_random_bit_generator G>
+sample_pair mironov_pair(const mechanisms::float_safe_laplace& m, std::size_t trials, G& g) {
+  detail::check_trials("audit::mironov_pair", trials);
+  auto p = detail::one_statistic(trials,
+                                 "output reachable from D' by the research-grade sampler",
+                                 "f(D) = 0, f(D') = Delta_1");
+  const double d = m.l1_sensitivity(), b = m.scale();
+  for (int side = 0; side < 2; ++side) {
+    auto& out = side == 0 ? p.s0[0] : p.s1[0];
+    const double x = side == 0 ? 0.0 : d;
+    for (double& y : out)
+      y = detail::research_laplace_can_output(m.release(x, g), d, b) ? 1.0 : 0.0;
+  }
+  return p;
+}
+
+/// WinsorizedMean1D (S1 Algorithm 4, estimators::winsorized_mean): n - 1 records at 0 plus
+/// one at -10 kappa (D) or +10 kappa (D'); statistic = the estimate. n >= 2.
+template <std::uniform_random_bit_generator G>
+sample_pair winsorized_mean_pair(const estimators::winsorized_mean_options& o,
+                                 std::size_t n,
+                                 std::size_t trials,
+                                 G& g) {
+  const char* fn = "audit::winsorized_mean_pair";
+  detail::check_trials(fn, trials);
+  o.validate(fn);
+  if (n < 2) core::throw_invalid(fn, "n", static_cast<double>(n), "must be >= 2");
+  auto p = detail::one_statistic(
+      trials, "estimate", "n - 1 zeros plus one record at -10 kappa vs +10 kappa");
+  std::vector<double> x(n, 0.0);
+  for (int side = 0; side < 2; ++side) {
+    x[n - 1] = (side == 0 ? -10.0 : 10.0) * o.rule.radius;
+    auto& out = side == 0 ? p.s0[0] : p.s1[0];
+    for (std::size_t i = 0; i < trials; ++i)
+      out[i] = estimators::winsorized_mean(std::span<const double>(x), o, g).estimate;
+  }
+  return p;
+}
+
+}  // namespace dpx::audit

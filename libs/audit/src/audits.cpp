@@ -1,0 +1,403 @@
+// Named mechanism and solver audits (audits.hpp).
+#include "dpx/audit/audits.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "dpx/accounting/gaussian.hpp"
+#include "dpx/accounting/rdp.hpp"
+#include "dpx/core/error.hpp"
+#include "dpx/estimators/central.hpp"
+#include "dpx/losses/losses.hpp"
+#include "dpx/prox/prox.hpp"
+#include "dpx/solvers/dp_sgd.hpp"
+#include "dpx/solvers/istdp.hpp"
+#include "dpx/solvers/pgd.hpp"
+
+namespace dpx::audit {
+
+namespace {
+
+constexpr const char* kMech = "audit::audit_mechanism";
+
+bool is_one_of(const std::string& s, const std::vector<std::string>& v) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+// Bun & Steinke 2016, Prop. 1.3: rho-zCDP => (rho + 2 sqrt(rho ln(1/delta)), delta)-DP.
+double zcdp_epsilon(double rho, double delta) {
+  return rho + 2 * std::sqrt(rho * std::log(1 / delta));
+}
+// The rho whose Prop. 1.3 conversion gives exactly epsilon: sqrt(rho) = sqrt(L + eps) - sqrt(L).
+double zcdp_rho_for(double epsilon, double delta) {
+  const double l = std::log(1 / delta);
+  const double r = std::sqrt(l + epsilon) - std::sqrt(l);
+  return r * r;
+}
+
+std::int64_t integer_sensitivity(double s) {
+  if (s != std::floor(s) || s < 1 || s > 0x1p52)
+    core::throw_invalid(kMech, "sensitivity", s, "must be a positive integer for this mechanism");
+  return static_cast<std::int64_t>(s);
+}
+
+named_audit_result finish(sample_pair p,
+                          double claimed_epsilon,
+                          double claimed_delta,
+                          std::string guarantee,
+                          const audit_options& options) {
+  audit_options o = options;
+  o.delta = claimed_delta;
+  named_audit_result r;
+  r.audit = audit_samples(p.s0, p.s1, o);
+  r.claimed_epsilon = claimed_epsilon;
+  r.claimed_delta = claimed_delta;
+  r.violation = r.audit.epsilon_lower_bound > claimed_epsilon;
+  r.pair = p.pair;
+  r.statistic = p.statistics.at(r.audit.statistic);
+  r.guarantee = std::move(guarantee);
+  return r;
+}
+
+std::string eps_words(double e, double d) {
+  return "(" + core::format_double(e) + ", " + core::format_double(d) + ")-DP";
+}
+
+}  // namespace
+
+std::vector<std::string> mechanism_names() {
+  return {"laplace",
+          "gaussian",
+          "discrete_laplace",
+          "discrete_gaussian",
+          "randomized_response",
+          "stable_histogram",
+          "local_histogram",
+          "laplace_mironov",
+          "float_safe_laplace_mironov",
+          "winsorized_mean"};
+}
+
+void mechanism_audit_spec::validate() const {
+  const char* fn = "audit::mechanism_audit_spec";
+  if (!is_one_of(mechanism, mechanism_names()))
+    core::throw_invalid(fn, "mechanism", mechanism, "unknown (see audit::mechanism_names())");
+  if (epsilon) core::check_positive(fn, "epsilon", *epsilon);
+  if (scale) core::check_positive(fn, "scale", *scale);
+  if (noise_multiplier) core::check_positive(fn, "noise_multiplier", *noise_multiplier);
+  core::check_positive(fn, "sensitivity", sensitivity);
+  core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
+  core::check_at_least(fn, "categories", categories, 2);
+  core::check_at_least(fn, "bins", bins, 2);
+  const int given = (epsilon ? 1 : 0) + (scale ? 1 : 0) + (noise_multiplier ? 1 : 0);
+  if (given > 1)
+    core::throw_invalid(
+        fn, "epsilon", "several", "give only one of epsilon, scale, noise_multiplier");
+  const bool uses_scale = mechanism == "laplace" || mechanism == "discrete_laplace";
+  const bool uses_mult = mechanism == "gaussian" || mechanism == "discrete_gaussian";
+  if (scale && !uses_scale)
+    core::throw_invalid(fn, "scale", *scale, "is not a parameter of mechanism " + mechanism);
+  if (noise_multiplier && !uses_mult)
+    core::throw_invalid(
+        fn, "noise_multiplier", *noise_multiplier, "is not a parameter of mechanism " + mechanism);
+}
+
+named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
+                                   std::size_t trials,
+                                   const audit_options& options,
+                                   rng::philox4x32& g) {
+  spec.validate();
+  options.validate();
+  if (trials < 4) core::throw_invalid(kMech, "trials", static_cast<double>(trials), "must be >= 4");
+  const std::string& m = spec.mechanism;
+  const double eps = spec.epsilon.value_or(1.0);
+  const double sens = spec.sensitivity;
+  const double half = spec.broken ? 0.5 : 1.0;   // noise factor of the broken variant
+  const double emult = spec.broken ? 2.0 : 1.0;  // epsilon factor of the broken variant
+  if (m == "laplace") {
+    const auto claim = spec.scale ? mechanisms::laplace::from_scale(*spec.scale, sens)
+                                  : mechanisms::laplace::calibrate(eps, sens);
+    const auto run = mechanisms::laplace::from_scale(claim.scale() * half, sens);
+    return finish(laplace_pair(run, trials, g),
+                  claim.epsilon(),
+                  0,
+                  "epsilon-DP (Laplace, b = " + core::format_double(claim.scale()) + ")",
+                  options);
+  }
+  if (m == "gaussian") {
+    double sigma = 0, claimed = 0;
+    if (spec.noise_multiplier) {
+      sigma = *spec.noise_multiplier * sens;
+      claimed = accounting::gaussian_epsilon(spec.delta, *spec.noise_multiplier);
+    } else {
+      sigma = mechanisms::gaussian::calibrate_analytic(eps, spec.delta, sens).sigma();
+      claimed = eps;
+    }
+    const auto run = mechanisms::gaussian::from_sigma(sigma * half, sens);
+    return finish(gaussian_pair(run, trials, g),
+                  claimed,
+                  spec.delta,
+                  eps_words(claimed, spec.delta) +
+                      " (Gaussian, sigma = " + core::format_double(sigma) + "; Balle & Wang 2018)",
+                  options);
+  }
+  if (m == "discrete_laplace") {
+    const std::int64_t is = integer_sensitivity(sens);
+    const auto claim = spec.scale ? mechanisms::discrete_laplace::from_scale(*spec.scale, is)
+                                  : mechanisms::discrete_laplace::calibrate(eps, is);
+    const auto run =
+        spec.broken ? mechanisms::discrete_laplace::from_scale(claim.scale() / 2, is) : claim;
+    return finish(discrete_pair(run, is, trials, g),
+                  claim.epsilon(),
+                  0,
+                  "epsilon-DP (discrete Laplace, scale " + core::format_double(claim.scale()) + ")",
+                  options);
+  }
+  if (m == "discrete_gaussian") {
+    const std::int64_t is = integer_sensitivity(sens);
+    double sigma = 0, claimed = 0;
+    if (spec.noise_multiplier) {
+      sigma = *spec.noise_multiplier * sens;
+      claimed = zcdp_epsilon(1 / (2 * *spec.noise_multiplier * *spec.noise_multiplier), spec.delta);
+    } else {
+      sigma = sens / std::sqrt(2 * zcdp_rho_for(eps, spec.delta));
+      claimed = eps;
+    }
+    const auto run = mechanisms::discrete_gaussian::from_sigma(sigma * half, sens);
+    return finish(discrete_pair(run, is, trials, g),
+                  claimed,
+                  spec.delta,
+                  eps_words(claimed, spec.delta) + " (discrete Gaussian, sigma = " +
+                      core::format_double(sigma) + ", from rho-zCDP; CKS20 Thm. 14)",
+                  options);
+  }
+  if (m == "randomized_response") {
+    const auto run = mechanisms::randomized_response::calibrate(eps * emult, spec.categories);
+    return finish(randomized_response_pair(run, trials, g),
+                  eps,
+                  0,
+                  "epsilon-LDP (k = " + std::to_string(spec.categories) + ")",
+                  options);
+  }
+  if (m == "local_histogram") {
+    const auto run = mechanisms::local_histogram::calibrate(eps * emult, spec.bins);
+    return finish(local_histogram_pair(run, trials, g),
+                  eps,
+                  0,
+                  "epsilon-LDP (" + std::to_string(spec.bins) + " bins)",
+                  options);
+  }
+  if (m == "stable_histogram") {
+    const auto run = mechanisms::stable_histogram::calibrate(eps * emult, spec.delta);
+    // Both bins must stay far above the threshold (2 ln(2/delta)/eps + 1)/n: n/2 - 1 >= twice
+    // the threshold count needs n >= 8 ln(2/delta)/eps + 6; raise n to the next even size.
+    auto n = static_cast<std::size_t>(std::ceil(8 * std::log(2 / spec.delta) / (eps * emult) + 8));
+    n = std::max(spec.records, n + (n % 2));
+    return finish(stable_histogram_pair(run, n, trials, g),
+                  eps,
+                  spec.delta,
+                  eps_words(eps, spec.delta) + " (replace-one, n = " + std::to_string(n) + ")",
+                  options);
+  }
+  if (m == "laplace_mironov") {
+    const auto lap = mechanisms::laplace::calibrate(eps, sens);
+    return finish(mironov_pair(lap, trials, g),
+                  eps,
+                  0,
+                  "epsilon-DP claimed (research-grade double Laplace)",
+                  options);
+  }
+  if (m == "float_safe_laplace_mironov") {
+    const auto fs = mechanisms::float_safe_laplace::calibrate(eps, sens);
+    return finish(mironov_pair(fs, trials, g), eps, 0, "epsilon-DP (float-safe Laplace)", options);
+  }
+  // winsorized_mean
+  estimators::winsorized_mean_options o;
+  o.epsilon = eps * emult;
+  o.delta = spec.delta;
+  o.rule = estimators::interval_rule::paper(1.0);
+  return finish(winsorized_mean_pair(o, spec.records, trials, g),
+                eps,
+                spec.delta,
+                eps_words(eps, spec.delta) +
+                    " (S1 Algorithm 4, tau = 1, n = " + std::to_string(spec.records) + ")",
+                options);
+}
+
+// ------------------------------------------------------------------------------- solvers
+
+std::vector<std::string> solver_names() {
+  return {"istdp_as_published", "istdp_strict", "noisy_pgd", "dp_sgd"};
+}
+
+void solver_audit_spec::validate() const {
+  const char* fn = "audit::solver_audit_spec";
+  if (!is_one_of(solver, solver_names()))
+    core::throw_invalid(fn, "solver", solver, "unknown (see audit::solver_names())");
+  core::check_at_least(fn, "records", static_cast<long long>(records), 2);
+  core::check_at_least(fn, "iterations", iterations, 2);
+  core::check_positive(fn, "epsilon", epsilon);
+  core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
+  core::check_positive(fn, "clip_norm", clip_norm);
+  core::check_positive(fn, "canary_response", canary_response);
+  core::check_positive(fn, "step_size", step_size);
+  core::check_half_open_interval(fn, "sampling_rate", sampling_rate, 0.0, 1.0);
+  core::check_positive(fn, "noise_multiplier", noise_multiplier);
+}
+
+namespace {
+
+struct canary_data {
+  std::vector<double> x, y;
+  std::size_t rows = 0;
+};
+
+// side 0: D, side 1: D' (see audits.hpp).
+canary_data make_canary(const solver_audit_spec& s, int side) {
+  canary_data d;
+  const bool add_remove = s.solver == "dp_sgd";
+  const std::size_t base = s.records - 1;
+  const bool with_canary = !add_remove || side == 1;
+  d.rows = base + (with_canary ? 1 : 0);
+  for (std::size_t i = 0; i < base; ++i) {
+    d.x.insert(d.x.end(), {0.0, 1.0});
+    d.y.push_back(0.0);
+  }
+  if (s.design == canary_design::curvature) {
+    // D: canary x = e_1, y = 0; D': the null row (replace-one) or nothing (add/remove).
+    const bool canary = side == 0;
+    if (canary || !add_remove) {
+      d.x.insert(d.x.end(), {canary ? 1.0 : 0.0, 0.0});
+      d.y.push_back(0.0);
+      d.rows = base + 1;
+    } else {
+      d.rows = base;
+    }
+    return d;
+  }
+  if (with_canary) {
+    d.x.insert(d.x.end(), {1.0, 0.0});
+    d.y.push_back(side == 0 ? -s.canary_response : s.canary_response);
+  }
+  return d;
+}
+
+solvers::istdp_options istdp_opts(const solver_audit_spec& s) {
+  solvers::istdp_options o;
+  o.iterations = s.iterations;
+  o.variant = s.solver == "istdp_as_published" ? solvers::istdp_variant::as_published
+                                               : solvers::istdp_variant::strict;
+  o.public_smoothness = 1.0;  // least squares with ||x|| <= 1
+  o.alpha_max = 1.0;
+  o.sensitivity = solvers::sensitivity_mode::clipping;
+  o.clip_norm = s.clip_norm;
+  o.relation = core::neighbouring::replace_one;
+  o.calibration = solvers::noise_calibration::tight;
+  o.epsilon = s.epsilon;
+  o.delta = s.delta;
+  o.trace.enabled = false;
+  return o;
+}
+
+solvers::pgd_options pgd_opts(const solver_audit_spec& s) {
+  solvers::pgd_options o;
+  o.iterations = s.iterations;
+  o.step_size = s.step_size;
+  o.output = solvers::iterate_output::last;
+  o.noise = solvers::pgd_noise::gaussian;
+  o.clip_norm = s.clip_norm;
+  o.relation = core::neighbouring::replace_one;
+  o.calibration = solvers::noise_calibration::tight;
+  o.epsilon = s.epsilon;
+  o.delta = s.delta;
+  o.trace.enabled = false;
+  return o;
+}
+
+solvers::dp_sgd_options sgd_opts(const solver_audit_spec& s) {
+  solvers::dp_sgd_options o;
+  o.iterations = s.iterations;
+  o.step_size = s.step_size;
+  o.sampling_rate = s.sampling_rate;
+  o.clip_norm = s.clip_norm;
+  o.noise_multiplier = s.noise_multiplier;
+  o.output = solvers::iterate_output::last;
+  o.trace.enabled = false;
+  return o;
+}
+
+const double kTheta0[2] = {0.0, 0.0};
+const double kTheta1[2] = {0.1, 0.1};  // ISTDP's theta^1 (theta^0 != theta^1 for as_published)
+
+solvers::solve_result run_solver(const solver_audit_spec& s,
+                                 const losses::glm_loss& loss,
+                                 rng::philox4x32& g) {
+  const prox::zero_penalty none;
+  const std::span<const double> t0(kTheta0, 2), t1(kTheta1, 2);
+  if (s.solver == "istdp_as_published" || s.solver == "istdp_strict")
+    return solvers::istdp(loss, none, t0, t1, istdp_opts(s), g);
+  if (s.solver == "noisy_pgd") return solvers::pgd(loss, none, t1, pgd_opts(s), g);
+  return solvers::dp_sgd(loss, none, t1, sgd_opts(s), g);
+}
+
+}  // namespace
+
+sample_pair solver_pair(const solver_audit_spec& spec, std::size_t trials, rng::philox4x32& g) {
+  spec.validate();
+  detail::check_trials("audit::solver_pair", trials);
+  sample_pair p;
+  p.statistics = {"theta_T[0] (projection on the canary direction)", "||theta_T - theta_start||^2"};
+  if (spec.design == canary_design::curvature)
+    p.pair = spec.solver == "dp_sgd"
+                 ? "add/remove: base rows + canary (x = e_1, y = 0) vs base rows"
+                 : "replace-one: canary (x = e_1, y = 0) vs null row";
+  else
+    p.pair = spec.solver == "dp_sgd"
+                 ? "add/remove: base rows vs base rows + canary (x = e_1, y = +Y)"
+                 : "replace-one: canary (x = e_1) with y = -Y vs y = +Y";
+  p.s0.assign(2, std::vector<double>(trials));
+  p.s1.assign(2, std::vector<double>(trials));
+  for (int side = 0; side < 2; ++side) {
+    const canary_data d = make_canary(spec, side);
+    const losses::glm_loss loss(losses::glm_kind::least_squares,
+                                losses::dataset_view{d.x, d.y, d.rows, 2});
+    auto& out = side == 0 ? p.s0 : p.s1;
+    for (std::size_t i = 0; i < trials; ++i) {
+      const auto r = run_solver(spec, loss, g);
+      const double a = r.x[0] - kTheta1[0], b = r.x[1] - kTheta1[1];
+      // a non-finite iterate (divergence) is mapped to a large finite value
+      out[0][i] = std::isfinite(r.x[0]) ? r.x[0] : 1e300;
+      out[1][i] = std::isfinite(a * a + b * b) ? a * a + b * b : 1e300;
+    }
+  }
+  return p;
+}
+
+double solver_claimed_epsilon(const solver_audit_spec& spec) {
+  spec.validate();
+  if (spec.solver != "dp_sgd") return spec.epsilon;
+  accounting::rdp_accountant acc;
+  acc.compose(core::subsampled_gaussian_event{spec.sampling_rate, spec.noise_multiplier},
+              spec.iterations);
+  return acc.epsilon(spec.delta);
+}
+
+named_audit_result audit_solver(const solver_audit_spec& spec,
+                                std::size_t trials,
+                                const audit_options& options,
+                                rng::philox4x32& g) {
+  options.validate();
+  const double claimed = solver_claimed_epsilon(spec);
+  std::string guarantee =
+      spec.solver == "istdp_as_published"
+          ? eps_words(claimed, spec.delta) +
+                " CLAIMED by the paper (Thm. 3.3); spec istdp.md item 1: not private"
+      : spec.solver == "dp_sgd"
+          ? eps_words(claimed, spec.delta) + " (RDP accountant, add/remove)"
+          : eps_words(claimed, spec.delta) + " (tight Gaussian calibration, replace-one)";
+  return finish(solver_pair(spec, trials, g), claimed, spec.delta, std::move(guarantee), options);
+}
+
+}  // namespace dpx::audit
