@@ -11,6 +11,10 @@ DPX_PACKAGES=(
   python3 python3-matplotlib python3-numpy
 )
 
+# Optional: the MPI runner (configure preset mpi, `scripts/test.sh --mpi`). Default builds and
+# CI never need these.
+DPX_MPI_PACKAGES=(libopenmpi-dev openmpi-bin)
+
 dpx_missing_packages() {
   local missing=() p
   for p in "$@"; do

@@ -2,6 +2,8 @@
 # Build dpx and run every test with CTest.
 #   scripts/test.sh              release preset (unit, statistical, rate_smoke, integration)
 #   scripts/test.sh --sanitize   the same suite under AddressSanitizer + UBSan (asan preset)
+#   scripts/test.sh --mpi        installs OpenMPI, builds the mpi preset (build/mpi: dpx and the
+#                                integration tests) and runs the mpirun tests (not part of CI)
 # Installs missing Debian packages first (as root) or prints the apt-get line and exits 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,13 +14,23 @@ preset=release
 for arg in "$@"; do
   case "$arg" in
     --sanitize) preset=asan ;;
-    -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+    --mpi) preset=mpi ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
     *) echo "scripts/test.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
 
-dpx_ensure_packages
 jobs=$(nproc)
+if [ "$preset" = mpi ]; then
+  dpx_ensure_packages "${DPX_MPI_PACKAGES[@]}"
+  start=$(date +%s)
+  cmake --preset mpi >/dev/null
+  cmake --build --preset mpi -j "$jobs" --target dpx integration_tests
+  echo "dpx: build (mpi) took $(($(date +%s) - start)) s" >&2
+  ctest --preset mpi
+  exit 0
+fi
+dpx_ensure_packages
 start=$(date +%s)
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset" -j "$jobs"

@@ -20,7 +20,7 @@ db=$(mktemp -d)
 trap 'rm -rf "$db"' EXIT
 /usr/bin/python3 - "$build/compile_commands.json" "$db/compile_commands.json" <<'EOF'
 import json, re, sys
-gcc_only = re.compile(r"\s-(fvect-cost-model=\S+|Wno-restrict|fno-trapping-math)(?=\s|$)")
+gcc_only = re.compile(r"\s-(fvect-cost-model=\S+|Wno-restrict|Wno-stringop-overflow|Wno-array-bounds|fno-trapping-math)(?=\s|$)")
 entries = json.load(open(sys.argv[1]))
 for e in entries:
     if "command" in e:

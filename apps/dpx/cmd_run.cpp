@@ -5,6 +5,9 @@
 
 #include "command.hpp"
 #include "dpx/harness/runner.hpp"
+#ifdef DPX_WITH_MPI
+#include "mpi_run.hpp"
+#endif
 
 namespace {
 
@@ -22,6 +25,8 @@ struct run_cli {
   bool check = false;
   bool quiet = false;
   bool no_figures = false;
+  std::string shard;
+  std::vector<std::string> only;
 };
 
 void print_summary(const h::run_result& r) {
@@ -54,9 +59,18 @@ const bool registered = dpx::cli::register_command(
       sub.add_flag("--no-figures",
                    o->no_figures,
                    "Skip rendering figures (tables and report still written)");
+      sub.add_option("--shard",
+                     o->shard,
+                     "Run only shard i of N (i/N, 0-based): the blocks with "
+                     "stable_hash(cell_id/first_rep) mod N == i; merge with `dpx collect`");
+      sub.add_option(
+          "--only", o->only, "Run only these cell ids (16 hex digits; no merge, no analysis)");
       return [o]() -> int {
         if (o->all == !o->preset.empty()) {
           throw std::invalid_argument("give exactly one of PRESET or --all");
+        }
+        if (o->all && (!o->shard.empty() || !o->only.empty())) {
+          throw std::invalid_argument("--shard and --only need a single PRESET, not --all");
         }
         h::run_options opts;
         opts.quick = o->quick;
@@ -65,6 +79,12 @@ const bool registered = dpx::cli::register_command(
         opts.force = o->force;
         opts.quiet = o->quiet;
         opts.figures = !o->no_figures;
+        if (!o->shard.empty()) {
+          const auto [i, n] = h::parse_shard(o->shard);
+          opts.shard_index = i;
+          opts.shard_count = n;
+        }
+        opts.only_cells = o->only;
         opts.validate();
 
         // Load and expand every preset first: a rejected preset writes nothing.
@@ -81,6 +101,16 @@ const bool registered = dpx::cli::register_command(
 
         h::interrupt_guard guard;
         opts.stop = &guard.flag();
+#ifdef DPX_WITH_MPI
+        // Under mpirun (more than one rank): rank 0 schedules blocks, the others compute.
+        if (dpx::cli::mpi_launched()) {
+          if (o->all || opts.shard_count > 1 || !opts.only_cells.empty()) {
+            throw std::invalid_argument("under mpirun, give one PRESET without --shard/--only");
+          }
+          opts.out_dir = o->out;
+          return dpx::cli::run_mpi(presets.front(), opts, o->threads != 0, o->check);
+        }
+#endif
         int status = dpx::cli::exit_ok;
         for (const auto& p : presets) {
           if (o->all) {
@@ -95,6 +125,16 @@ const bool registered = dpx::cli::register_command(
                       << r.counts.blocks << "; rerun (e.g. with --resume) to continue. Results in "
                       << r.out_dir.string() << "\n";
             return dpx::cli::exit_interrupted;
+          }
+          if (opts.shard_count > 1 || !opts.only_cells.empty()) {
+            std::cout << r.experiment;
+            if (opts.shard_count > 1)
+              std::cout << " shard " << opts.shard_index << "/" << opts.shard_count;
+            std::cout << ": blocks " << r.counts.computed << " computed + " << r.counts.cached
+                      << " cached of " << r.counts.blocks << ", " << r.counts.failed
+                      << " failed replications; merge with: dpx collect " << o->preset << "\n";
+            if (r.counts.failed > 0) status = dpx::cli::exit_failure;
+            continue;
           }
           print_summary(r);
           if (r.counts.failed > 0) status = dpx::cli::exit_failure;

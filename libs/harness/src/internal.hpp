@@ -21,6 +21,40 @@ double process_cpu_seconds();
 /// Host name, or "unknown".
 std::string host_name();
 
+/// Whole file as a string ("" when it cannot be read).
+std::string read_text(const std::filesystem::path& path);
+/// out/cells/<cell id>.
+std::filesystem::path cell_dir(const std::filesystem::path& out, const cell& c);
+/// The cache key of a block: everything that determines its content.
+std::string cache_key(const preset& p, const driver& d, const cell& c, const block_ref& b);
+
+/// What is on disk for one block.
+enum class block_state {
+  missing,       ///< CSV or sidecar absent (or unreadable sidecar)
+  stale,         ///< sidecar key differs from the expected cache key
+  ok,            ///< matching key, no failed replication
+  has_failures,  ///< matching key, some failed replications (retried by run, merged by collect)
+};
+block_state check_block(const std::filesystem::path& out,
+                        const preset& p,
+                        const driver& d,
+                        const cell& c,
+                        const block_ref& b);
+
+/// Reads the blocks of the grid (all, or those with include[k] true for plan block k) into
+/// one table sorted by (cell_id, rep). Throws std::invalid_argument naming the first missing
+/// or inconsistent block.
+tidy_table merge_blocks(const preset& p,
+                        const driver& d,
+                        const std::vector<cell>& cells,
+                        const std::filesystem::path& out,
+                        const std::vector<bool>* include = nullptr);
+
+/// Fills rates_checked / rates_passed from rates.
+void count_rates(run_result& r);
+/// Analysis options of a preset.
+analysis_options make_analysis_options(const preset& p, bool figures);
+
 /// Everything the manifest records about one run.
 struct manifest_input {
   const preset* p = nullptr;
@@ -37,6 +71,10 @@ struct manifest_input {
   std::size_t replications_computed = 0;
   double max_block_s = 0;  ///< slowest computed block
   std::string error;       ///< fatal error message, if any
+  unsigned shard_index = 0, shard_count = 1;
+  std::string status_text;  ///< overrides to_string(status) when non-empty (e.g. "incomplete")
+  std::string shards_json;  ///< JSON array of merged shard manifests (collect), or empty
+  std::string remote_json;  ///< JSON object of remote executor counters, or empty
 };
 
 /// manifest.json content (nlohmann ordered_json, 2-space indent, trailing newline).

@@ -215,8 +215,17 @@ std::string manifest_json(const manifest_input& in) {
                  {"cached", in.counts.cached},
                  {"computed", in.counts.computed},
                  {"failed", in.counts.failed}};
-  m["shards"] = {{"index", 0}, {"count", 1}};
-  m["status"] = to_string(in.status);
+  if (in.shard_count > 1 && in.shards_json.empty()) {
+    m["shards"] = {{"index", in.shard_index}, {"count", in.shard_count}};
+  } else if (!in.shards_json.empty()) {
+    // collect: the merged shard manifests.
+    m["shards"] = {
+        {"index", nullptr}, {"count", in.shard_count}, {"manifests", json::parse(in.shards_json)}};
+  } else {
+    m["shards"] = {{"index", 0}, {"count", 1}};
+  }
+  if (!in.remote_json.empty()) m["remote"] = json::parse(in.remote_json);
+  m["status"] = in.status_text.empty() ? to_string(in.status) : in.status_text;
   if (!in.error.empty()) m["error"] = in.error;
   if (in.rates != nullptr) {
     json list = json::array();
@@ -225,6 +234,7 @@ std::string manifest_json(const manifest_input& in) {
                       {"group", r.group},
                       {"slope", r.slope},
                       {"ci", {r.ci_lo, r.ci_hi}},
+                      {"ci_level", r.ci_level},
                       {"expected", r.expected},
                       {"pass", r.pass},
                       {"informational", r.informational}});

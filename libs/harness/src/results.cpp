@@ -209,6 +209,10 @@ void write_file_atomic(const std::filesystem::path& path, const std::string& con
 void write_tidy_csv(const tidy_table& t,
                     const std::filesystem::path& path,
                     bool include_wall_time) {
+  write_file_atomic(path, format_tidy_csv(t, include_wall_time));
+}
+
+std::string format_tidy_csv(const tidy_table& t, bool include_wall_time) {
   std::string out;
   out.reserve(64 + t.rows.size() * (32 + 16 * (t.param_names.size() + t.metric_names.size())));
   out += "cell_id";
@@ -254,7 +258,7 @@ void write_tidy_csv(const tidy_table& t,
     out += csv_field(single_line(r.message));
     out += '\n';
   }
-  write_file_atomic(path, out);
+  return out;
 }
 
 tidy_table read_tidy_csv(const std::filesystem::path& path) {

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <exception>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <sstream>
@@ -26,6 +27,11 @@ namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
 
 void run_options::validate() const {
+  if (shard_count == 0 || shard_index >= shard_count) {
+    throw std::invalid_argument("run_options: shard " + std::to_string(shard_index) + "/" +
+                                std::to_string(shard_count) +
+                                " is invalid (need 0 <= index < count)");
+  }
   if (force && resume) {
     throw std::invalid_argument("run_options: --force and --resume contradict each other");
   }
@@ -54,27 +60,49 @@ std::string block_stem(std::uint32_t first, std::uint32_t last) {
   return buf;
 }
 
-namespace {
-
-/// One unit of work: replications [first, last] of one cell.
-struct unit {
-  std::size_t cell_index;
-  std::uint32_t first, last;
-};
-
-std::vector<unit> make_units(const preset& p, std::size_t n_cells) {
-  std::vector<unit> units;
+std::vector<block_ref> plan_blocks(const preset& p, std::size_t n_cells) {
+  std::vector<block_ref> blocks;
   for (std::size_t c = 0; c < n_cells; ++c) {
     for (std::uint32_t a = 0; a < p.replications; a += p.replication_block) {
       const std::uint32_t b = std::min(p.replications - 1, a + p.replication_block - 1);
-      units.push_back({c, a, b});
+      blocks.push_back({c, a, b});
+      if (b == p.replications - 1) break;  // (also guards a + block overflowing)
     }
   }
-  return units;
+  return blocks;
 }
 
-/// The cache key of a block: everything that determines its content.
-std::string cache_key(const preset& p, const driver& d, const cell& c, const unit& u) {
+unsigned shard_of(const std::string& cell_id, std::uint32_t first_rep, unsigned count) {
+  if (count == 0) throw std::invalid_argument("shard_of: the shard count must be >= 1");
+  return static_cast<unsigned>(core::stable_hash(cell_id + "/" + std::to_string(first_rep)) %
+                               count);
+}
+
+std::pair<unsigned, unsigned> parse_shard(const std::string& text) {
+  const auto bad = [&]() -> std::invalid_argument {
+    return std::invalid_argument("--shard " + text +
+                                 " is invalid (expected i/N with 0 <= i < N, e.g. 0/4)");
+  };
+  const auto slash = text.find('/');
+  if (slash == std::string::npos) throw bad();
+  auto parse = [&](const std::string& s) {
+    if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos)
+      throw bad();
+    return static_cast<unsigned>(std::stoul(s));
+  };
+  const unsigned i = parse(text.substr(0, slash));
+  const unsigned n = parse(text.substr(slash + 1));
+  if (n == 0 || i >= n) throw bad();
+  return {i, n};
+}
+
+fs::path shard_dir(unsigned index, unsigned count) {
+  return fs::path("shards") / (std::to_string(index) + "-of-" + std::to_string(count));
+}
+
+namespace detail {
+
+std::string cache_key(const preset& p, const driver& d, const cell& c, const block_ref& u) {
   const std::string material = c.key + "|driver=" + d.name + "|version=" + d.version +
                                "|reps=" + std::to_string(u.first) + "-" + std::to_string(u.last) +
                                "|base_seed=" + std::to_string(p.base_seed) +
@@ -93,17 +121,31 @@ std::string read_text(const fs::path& path) {
   return ss.str();
 }
 
-/// True when the block's CSV exists and its sidecar holds the expected key and no failures.
-bool block_cached(const fs::path& csv, const fs::path& sidecar, const std::string& key) {
+block_state check_block(
+    const fs::path& out, const preset& p, const driver& d, const cell& c, const block_ref& b) {
+  const std::string stem = block_stem(b.first, b.last);
+  const fs::path csv = cell_dir(out, c) / (stem + ".csv");
+  const fs::path sidecar = cell_dir(out, c) / (stem + ".json");
   std::error_code ec;
-  if (!fs::is_regular_file(csv, ec) || !fs::is_regular_file(sidecar, ec)) return false;
+  if (!fs::is_regular_file(csv, ec) || !fs::is_regular_file(sidecar, ec)) {
+    return block_state::missing;
+  }
   try {
     const json j = json::parse(read_text(sidecar));
-    return j.at("cache_key").get<std::string>() == key && j.at("failed").get<std::size_t>() == 0;
+    if (j.at("cache_key").get<std::string>() != cache_key(p, d, c, b)) return block_state::stale;
+    return j.at("failed").get<std::size_t>() == 0 ? block_state::ok : block_state::has_failures;
   } catch (const std::exception&) {
-    return false;
+    return block_state::missing;
   }
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::cache_key;
+using detail::cell_dir;
+using detail::read_text;
 
 std::string one_line(std::string s) {
   std::replace(s.begin(), s.end(), '\n', ' ');
@@ -141,17 +183,22 @@ std::vector<std::string> rendered_params(const cell& c) {
   return vals;
 }
 
-/// Statistics of one computed block.
-struct block_stats {
-  std::size_t failed = 0;
-  double wall_s = 0;      // whole block
-  double rep_wall_s = 0;  // sum over replications
-  double write_s = 0;     // writing the block CSV
-};
+/// Writes a block's CSV, then its sidecar (each atomically): a block counts as present only
+/// when both exist, so a crash between the two leaves a block that is recomputed.
+void write_block(const fs::path& out, const cell& c, const block_ref& b, const block_payload& pl) {
+  const fs::path dir = cell_dir(out, c);
+  const std::string stem = block_stem(b.first, b.last);
+  const auto t0 = std::chrono::steady_clock::now();
+  write_file_atomic(dir / (stem + ".csv"), pl.csv);
+  json side = json::parse(pl.sidecar);
+  side["write_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  write_file_atomic(dir / (stem + ".json"), side.dump(2) + "\n");
+}
 
-/// Runs one block and writes its CSV and sidecar atomically. Non-std exceptions propagate.
-block_stats compute_block(
-    const preset& p, const driver& d, const cell& c, const unit& u, const fs::path& out) {
+}  // namespace
+
+block_payload compute_block_payload(
+    const preset& p, const driver& d, const cell& c, const block_ref& u, std::size_t block_index) {
   using clock = std::chrono::steady_clock;
   const auto block_start = clock::now();
   tidy_table t;
@@ -159,7 +206,8 @@ block_stats compute_block(
   t.metric_names = d.metric_names;
   const std::vector<std::string> params = rendered_params(c);
   t.rows.reserve(u.last - u.first + 1);
-  block_stats stats;
+  block_payload out;
+  out.block = block_index;
   for (std::uint32_t r = u.first;; ++r) {
     tidy_row row;
     row.cell_id = c.id;
@@ -185,20 +233,16 @@ block_stats compute_block(
       row.status = "failed";
       row.message = one_line(e.what());
       row.metrics.assign(d.metric_names.size(), std::numeric_limits<double>::quiet_NaN());
-      ++stats.failed;
+      ++out.failed;
     }
     row.wall_s = std::chrono::duration<double>(clock::now() - t0).count();
-    stats.rep_wall_s += row.wall_s;
+    out.rep_wall_s += row.wall_s;
     t.rows.push_back(std::move(row));
     if (r == u.last) break;
   }
-  stats.wall_s = std::chrono::duration<double>(clock::now() - block_start).count();
-
-  const fs::path dir = cell_dir(out, c);
-  const std::string stem = block_stem(u.first, u.last);
-  const auto write_start = clock::now();
-  write_tidy_csv(t, dir / (stem + ".csv"), /*include_wall_time=*/true);
-  stats.write_s = std::chrono::duration<double>(clock::now() - write_start).count();
+  out.reps = t.rows.size();
+  out.wall_s = std::chrono::duration<double>(clock::now() - block_start).count();
+  out.csv = format_tidy_csv(t, /*include_wall_time=*/true);
   json side;
   side["cache_key"] = cache_key(p, d, c, u);
   side["cell_id"] = c.id;
@@ -211,29 +255,33 @@ block_stats compute_block(
   side["rng_algorithm"] = std::string(rng::philox4x32::algorithm_name);
   side["rng_derivation"] = std::string(rng::stream_derivation);
   side["rows"] = t.rows.size();
-  side["failed"] = stats.failed;
-  side["wall_s"] = stats.wall_s;
-  side["write_s"] = stats.write_s;
-  write_file_atomic(dir / (stem + ".json"), side.dump(2) + "\n");
-  return stats;
+  side["failed"] = out.failed;
+  side["wall_s"] = out.wall_s;
+  out.sidecar = side.dump(2) + "\n";
+  return out;
 }
 
-/// Reads every block of the grid into one table (sorted by (cell_id, rep)). Throws
-/// std::invalid_argument naming the first missing or inconsistent block.
+namespace detail {
+
 tidy_table merge_blocks(const preset& p,
                         const driver& d,
                         const std::vector<cell>& cells,
-                        const fs::path& out) {
+                        const fs::path& out,
+                        const std::vector<bool>* include) {
   tidy_table all;
   all.param_names = param_names_of(cells.front());
   all.metric_names = d.metric_names;
   // Blocks in (cell_id, first replication) order, so the rows arrive sorted.
-  std::vector<unit> units = make_units(p, cells.size());
-  std::stable_sort(units.begin(), units.end(), [&](const unit& a, const unit& b) {
-    return cells[a.cell_index].id < cells[b.cell_index].id;
+  const std::vector<block_ref> plan = plan_blocks(p, cells.size());
+  std::vector<std::size_t> order;
+  for (std::size_t k = 0; k < plan.size(); ++k)
+    if (include == nullptr || (*include)[k]) order.push_back(k);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return cells[plan[a].cell_index].id < cells[plan[b].cell_index].id;
   });
   all.rows.reserve(static_cast<std::size_t>(p.replications) * cells.size());
-  for (const unit& u : units) {
+  for (const std::size_t k : order) {
+    const block_ref& u = plan[k];
     const cell& c = cells[u.cell_index];
     const fs::path csv = cell_dir(out, c) / (block_stem(u.first, u.last) + ".csv");
     std::error_code ec;
@@ -275,7 +323,11 @@ analysis_options make_analysis_options(const preset& p, bool figures) {
   return a;
 }
 
-}  // namespace
+}  // namespace detail
+
+using detail::count_rates;
+using detail::make_analysis_options;
+using detail::merge_blocks;
 
 run_result run_preset(const run_options& options) {
   options.validate();
@@ -294,7 +346,35 @@ run_result run_preset(const preset& p, const run_options& options) {
   const driver* d = find_driver(p.driver);
   if (d == nullptr) throw preset_error(p.path.string() + ": unknown driver '" + p.driver + "'");
   const std::vector<cell> cells = expand_grid(p);
-  const std::vector<unit> units = make_units(p, cells.size());
+  const std::vector<block_ref> units = plan_blocks(p, cells.size());
+  const bool sharded = options.shard_count > 1;
+  const bool partial = sharded || !options.only_cells.empty();
+  std::vector<bool> cell_selected(cells.size(), true);
+  if (!options.only_cells.empty()) {
+    std::vector<bool> found(options.only_cells.size(), false);
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      const auto it = std::find(options.only_cells.begin(), options.only_cells.end(), cells[c].id);
+      cell_selected[c] = it != options.only_cells.end();
+      if (cell_selected[c]) found[static_cast<std::size_t>(it - options.only_cells.begin())] = true;
+    }
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      if (!found[i]) {
+        throw std::invalid_argument("--only " + options.only_cells[i] + ": no cell of '" + p.name +
+                                    "' has this id (see cells in manifest.json)");
+      }
+    }
+  }
+  // The blocks this process is responsible for (all of them unless sharded or filtered).
+  std::vector<std::size_t> mine;
+  for (std::size_t k = 0; k < units.size(); ++k) {
+    const block_ref& u = units[k];
+    if (!cell_selected[u.cell_index]) continue;
+    if (sharded &&
+        shard_of(cells[u.cell_index].id, u.first, options.shard_count) != options.shard_index) {
+      continue;
+    }
+    mine.push_back(k);
+  }
 
   run_result result;
   result.experiment = p.name;
@@ -302,24 +382,29 @@ run_result run_preset(const preset& p, const run_options& options) {
   const fs::path& out = result.out_dir;
   result.counts.cells = cells.size();
   result.counts.replications = cells.size() * p.replications;
-  result.counts.blocks = units.size();
+  result.counts.blocks = mine.size();
 
   fs::create_directories(out);
-  for (const auto& c : cells) {
-    fs::create_directories(cell_dir(out, c));
-    write_params_json(cell_dir(out, c), p, c);
+  const fs::path own_dir =
+      sharded ? out / shard_dir(options.shard_index, options.shard_count) : out;
+  fs::create_directories(own_dir);
+  {
+    std::vector<bool> touched(cells.size(), false);
+    for (const std::size_t k : mine) touched[units[k].cell_index] = true;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      if (!touched[c]) continue;
+      fs::create_directories(cell_dir(out, cells[c]));
+      write_params_json(cell_dir(out, cells[c]), p, cells[c]);
+    }
   }
 
   // Cache check (main thread, before any work is handed out).
   std::vector<std::size_t> todo;
   std::size_t reps_to_compute = 0;
-  for (std::size_t i = 0; i < units.size(); ++i) {
-    const unit& u = units[i];
-    const cell& c = cells[u.cell_index];
-    const std::string stem = block_stem(u.first, u.last);
-    const bool cached = !options.force && block_cached(cell_dir(out, c) / (stem + ".csv"),
-                                                       cell_dir(out, c) / (stem + ".json"),
-                                                       cache_key(p, *d, c, u));
+  for (const std::size_t i : mine) {
+    const block_ref& u = units[i];
+    const bool cached = !options.force && detail::check_block(out, p, *d, cells[u.cell_index], u) ==
+                                              detail::block_state::ok;
     if (cached) {
       ++result.counts.cached;
     } else {
@@ -333,8 +418,8 @@ run_result run_preset(const preset& p, const run_options& options) {
   const unsigned n_workers = static_cast<unsigned>(std::min<std::size_t>(threads, todo.size()));
 
   detail::progress_reporter progress(p.name,
-                                     out / "progress.json",
-                                     units.size(),
+                                     own_dir / "progress.json",
+                                     mine.size(),
                                      result.counts.cached,
                                      reps_to_compute,
                                      threads,
@@ -342,40 +427,72 @@ run_result run_preset(const preset& p, const run_options& options) {
                                      options.progress_interval_s,
                                      detail::utc_iso(utc_start));
 
-  // Worker pool: each worker takes the next block index; no lock is held around driver calls.
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> abort{false};
-  std::mutex mutex;  // guards the fields below
-  std::condition_variable cv;
-  unsigned finished = 0;
-  std::exception_ptr fatal;
-  std::size_t computed = 0, reps_computed = 0;
-  double rep_wall = 0, max_block = 0;
-  auto stop_requested = [&] {
-    return abort.load(std::memory_order_relaxed) ||
-           (options.stop != nullptr && options.stop->load(std::memory_order_relaxed));
-  };
-  auto worker = [&] {
-    try {
-      while (!stop_requested()) {
-        const std::size_t k = next.fetch_add(1, std::memory_order_relaxed);
-        if (k >= todo.size()) break;
-        const unit& u = units[todo[k]];
-        const block_stats s = compute_block(p, *d, cells[u.cell_index], u, out);
-        const std::size_t n = u.last - u.first + 1;
-        progress.block_done(n, s.failed, s.wall_s);
-        std::lock_guard lock(mutex);
-        ++computed;
-        reps_computed += n;
-        rep_wall += s.rep_wall_s;
-        max_block = std::max(max_block, s.wall_s);
-      }
-    } catch (...) {
+  // Work source shared by the local pool and the remote executor. No lock is held around
+  // driver calls.
+  struct state : block_dispatcher {
+    const std::vector<std::size_t>* todo = nullptr;
+    const run_options* options = nullptr;
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> abort{false};
+    std::mutex mutex;  // guards the fields below
+    std::exception_ptr fatal;
+    std::size_t computed = 0, reps_computed = 0, failed_computed = 0;
+    double rep_wall = 0, max_block = 0;
+    std::function<void(const block_payload&)> write;
+    detail::progress_reporter* progress = nullptr;
+
+    bool stop_requested() const {
+      return abort.load(std::memory_order_relaxed) ||
+             (options->stop != nullptr && options->stop->load(std::memory_order_relaxed));
+    }
+    std::optional<std::size_t> take() override {
+      if (stop_requested()) return std::nullopt;
+      const std::size_t k = next.fetch_add(1, std::memory_order_relaxed);
+      if (k >= todo->size()) return std::nullopt;
+      return (*todo)[k];
+    }
+    void record(const block_payload& b) {
+      progress->block_done(b.reps, b.failed, b.wall_s);
       std::lock_guard lock(mutex);
-      if (!fatal) fatal = std::current_exception();
+      ++computed;
+      reps_computed += b.reps;
+      failed_computed += b.failed;
+      rep_wall += b.rep_wall_s;
+      max_block = std::max(max_block, b.wall_s);
+    }
+    void deliver(const block_payload& b) override {
+      write(b);
+      record(b);
+    }
+    void fail(const std::string& message) override {
+      std::lock_guard lock(mutex);
+      if (!fatal) fatal = std::make_exception_ptr(std::runtime_error(message));
       abort.store(true);
     }
-    std::lock_guard lock(mutex);
+  } st;
+  st.todo = &todo;
+  st.options = &options;
+  st.progress = &progress;
+  st.write = [&](const block_payload& b) {
+    if (b.block >= units.size()) throw std::runtime_error("remote block index out of range");
+    write_block(out, cells[units[b.block].cell_index], units[b.block], b);
+  };
+
+  std::condition_variable cv;
+  unsigned finished = 0;  // guarded by st.mutex
+  auto worker = [&] {
+    try {
+      while (const auto k = st.take()) {
+        const block_ref& u = units[*k];
+        const block_payload b = compute_block_payload(p, *d, cells[u.cell_index], u, *k);
+        st.deliver(b);
+      }
+    } catch (...) {
+      std::lock_guard lock(st.mutex);
+      if (!st.fatal) st.fatal = std::current_exception();
+      st.abort.store(true);
+    }
+    std::lock_guard lock(st.mutex);
     ++finished;
     cv.notify_all();
   };
@@ -383,45 +500,73 @@ run_result run_preset(const preset& p, const run_options& options) {
   pool.reserve(n_workers);
   for (unsigned i = 0; i < n_workers; ++i) pool.emplace_back(worker);
   {
-    std::unique_lock lock(mutex);
-    while (finished < n_workers) {
-      cv.wait_for(lock, std::chrono::milliseconds(100));
+    bool remote_done = options.remote == nullptr;
+    std::unique_lock lock(st.mutex);
+    while (finished < n_workers || !remote_done) {
+      if (remote_done) cv.wait_for(lock, std::chrono::milliseconds(100));
       lock.unlock();
+      if (!remote_done) {
+        try {
+          remote_done = options.remote->poll(st);
+        } catch (...) {
+          // The transport itself failed: stop local work and report it after the pool ends.
+          std::lock_guard g(st.mutex);
+          if (!st.fatal) st.fatal = std::current_exception();
+          st.abort.store(true);
+          remote_done = true;
+        }
+      }
       progress.tick();
       lock.lock();
     }
   }
   for (auto& t : pool) t.join();
   progress.compute_done();
-  result.counts.computed = computed;
+  result.counts.computed = st.computed;
 
-  const bool interrupted = !fatal && computed + result.counts.cached < units.size();
+  const bool interrupted = !st.fatal && st.computed + result.counts.cached < mine.size();
   detail::manifest_input mi;
   mi.p = &p;
   mi.cells = &cells;
   mi.drv = d;
   mi.threads = threads;
   mi.start_utc = detail::utc_iso(utc_start);
-  mi.replication_wall_s = rep_wall;
-  mi.replications_computed = reps_computed;
-  mi.max_block_s = max_block;
+  mi.replication_wall_s = st.rep_wall;
+  mi.replications_computed = st.reps_computed;
+  mi.max_block_s = st.max_block;
+  mi.shard_index = options.shard_index;
+  mi.shard_count = options.shard_count;
+  if (options.remote != nullptr) {
+    json r = json::object();
+    for (const auto& [k, v] : options.remote->stats()) r[k] = v;
+    mi.remote_json = r.dump();
+  }
   auto write_manifest = [&] {
     mi.end_utc = detail::utc_iso(std::chrono::system_clock::now());
     mi.wall_s = std::chrono::duration<double>(clock::now() - wall_start).count();
     mi.cpu_s = detail::process_cpu_seconds() - cpu_start;
     mi.counts = result.counts;
     const std::string text = detail::manifest_json(mi);
-    write_file_atomic(out / "manifest.json", text);
+    write_file_atomic(own_dir / "manifest.json", text);
     fs::create_directories(out / "manifests");
-    write_file_atomic(out / "manifests" / (detail::utc_compact(utc_start) + ".json"), text);
+    std::string stem = detail::utc_compact(utc_start);
+    if (sharded) {
+      stem += "-shard-" + std::to_string(options.shard_index) + "-of-" +
+              std::to_string(options.shard_count);
+    }
+    write_file_atomic(out / "manifests" / (stem + ".json"), text);
   };
 
-  if (fatal || interrupted) {
-    result.status = fatal ? run_status::failed : run_status::interrupted;
+  if (st.fatal || interrupted || partial) {
+    result.status = st.fatal                 ? run_status::failed
+                    : interrupted            ? run_status::interrupted
+                    : st.failed_computed > 0 ? run_status::failed
+                                             : run_status::completed;
+    result.counts.failed = st.failed_computed;
     mi.status = result.status;
-    if (fatal) {
+    if (st.fatal) {
       try {
-        std::rethrow_exception(fatal);
+        std::rethrow_exception(st.fatal);
       } catch (const std::exception& e) {
         mi.error = one_line(e.what());
       } catch (...) {
@@ -429,9 +574,20 @@ run_result run_preset(const preset& p, const run_options& options) {
       }
     }
     progress.finish(to_string(result.status));
-    write_manifest();
+    if (!options.only_cells.empty() && !sharded) {
+      // A filtered run must not replace the manifest of the full results: history only.
+      fs::create_directories(out / "manifests");
+      mi.end_utc = detail::utc_iso(std::chrono::system_clock::now());
+      mi.wall_s = std::chrono::duration<double>(clock::now() - wall_start).count();
+      mi.cpu_s = detail::process_cpu_seconds() - cpu_start;
+      mi.counts = result.counts;
+      write_file_atomic(out / "manifests" / (detail::utc_compact(utc_start) + "-only.json"),
+                        detail::manifest_json(mi));
+    } else {
+      write_manifest();
+    }
     result.wall_s = mi.wall_s;
-    if (fatal) std::rethrow_exception(fatal);
+    if (st.fatal) std::rethrow_exception(st.fatal);
     return result;
   }
 
@@ -489,7 +645,7 @@ run_result report_preset(const report_options& options) {
   result.out_dir = out;
   result.counts.cells = cells.size();
   result.counts.replications = cells.size() * p.replications;
-  result.counts.blocks = make_units(p, cells.size()).size();
+  result.counts.blocks = plan_blocks(p, cells.size()).size();
   result.counts.cached = result.counts.blocks;
   tidy_table tidy;
   if (fs::is_regular_file(out / "tidy.csv", ec)) {

@@ -51,6 +51,8 @@ void sort_rows(tidy_table& t);
 void write_tidy_csv(const tidy_table& t,
                     const std::filesystem::path& path,
                     bool include_wall_time = false);
+/// The text write_tidy_csv writes (same rules; throws the same errors).
+std::string format_tidy_csv(const tidy_table& t, bool include_wall_time = false);
 /// Reads a tidy.csv written by write_tidy_csv; throws std::invalid_argument with the line on
 /// malformed input.
 tidy_table read_tidy_csv(const std::filesystem::path& path);

@@ -10,9 +10,11 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dpx/harness/analysis.hpp"
@@ -20,6 +22,8 @@
 #include "dpx/harness/results.hpp"
 
 namespace dpx::harness {
+
+class remote_executor;
 
 /// Options of `dpx run`.
 struct run_options {
@@ -36,6 +40,15 @@ struct run_options {
   const std::atomic<bool>* stop = nullptr;  ///< when it becomes true, no new block is started
                                             ///< (in-flight blocks finish and are saved)
   double progress_interval_s = 30;          ///< seconds between progress lines off a TTY
+  unsigned shard_index = 0;                 ///< with shard_count > 1: run only the blocks of shard
+                             ///< shard_index (0-based, < shard_count); see shard_of()
+  unsigned shard_count = 1;  ///< 1 = no sharding. A sharded run writes its blocks and
+                             ///< shards/<i>-of-<N>/{manifest,progress}.json, never tidy.csv
+                             ///< or the analysis (that is `dpx collect`)
+  std::vector<std::string> only_cells;  ///< when non-empty: run only these cell ids (16 hex
+                                        ///< digits); like a shard, no merge and no analysis
+  remote_executor* remote = nullptr;    ///< extra workers serviced by the calling thread (the
+                                        ///< MPI runner); null = local threads only
 
   /// Throws std::invalid_argument on inconsistent options (e.g. force with resume).
   void validate() const;
@@ -112,5 +125,72 @@ class interrupt_guard {
 
 /// Block file stem "reps_<first>-<last>" (6-digit zero padded, last inclusive).
 std::string block_stem(std::uint32_t first, std::uint32_t last);
+
+// ---- blocks, shards and remote workers ----------------------------------------------------
+
+/// One replication block: replications [first, last] (inclusive) of cells[cell_index].
+struct block_ref {
+  std::size_t cell_index = 0;  ///< index into expand_grid(p)
+  std::uint32_t first = 0;     ///< first replication
+  std::uint32_t last = 0;      ///< last replication (inclusive)
+};
+
+/// Every block of a grid, in plan order: cells in expand_grid order, replications ascending in
+/// steps of p.replication_block. Block k of this list is "block index k" in remote messages.
+std::vector<block_ref> plan_blocks(const preset& p, std::size_t n_cells);
+
+/// Shard of a block: core::stable_hash(cell_id + "/" + decimal first replication) mod count.
+/// A pure function of the cell id and the block's first replication (hence of the block
+/// index first / replication_block): independent of the grid order, of other cells and of the
+/// machine. Throws std::invalid_argument when count == 0.
+unsigned shard_of(const std::string& cell_id, std::uint32_t first_rep, unsigned count);
+
+/// Parses "i/N" (0 <= i < N, N >= 1); throws std::invalid_argument naming the text otherwise.
+std::pair<unsigned, unsigned> parse_shard(const std::string& text);
+
+/// Directory of shard i of N below a results directory: "shards/<i>-of-<N>".
+std::filesystem::path shard_dir(unsigned index, unsigned count);
+
+/// A computed block, ready to be written (what a remote worker sends back).
+struct block_payload {
+  std::size_t block = 0;   ///< index into plan_blocks()
+  std::string csv;         ///< block CSV text (tidy layout, wall times kept)
+  std::string sidecar;     ///< sidecar JSON text (cache key, ranges, counts, timings)
+  std::size_t reps = 0;    ///< replications in the block
+  std::size_t failed = 0;  ///< failed replications in the block
+  double wall_s = 0;       ///< wall time of the whole block
+  double rep_wall_s = 0;   ///< sum of per-replication wall times
+};
+
+/// Runs the replications of one block without writing anything. Per-replication
+/// std::exceptions become failed rows; other exceptions propagate.
+block_payload compute_block_payload(
+    const preset& p, const driver& d, const cell& c, const block_ref& b, std::size_t block_index);
+
+/// The work source run_preset hands to a remote_executor. Thread-compatible: call it only from
+/// the thread that called run_preset (inside remote_executor::poll).
+class block_dispatcher {
+ public:
+  virtual ~block_dispatcher() = default;
+  /// Next block index to compute, or nullopt when none is left or the run is stopping.
+  virtual std::optional<std::size_t> take() = 0;
+  /// Writes a block computed elsewhere (atomically, like a local one) and counts it.
+  virtual void deliver(const block_payload& b) = 0;
+  /// A remote worker failed fatally: stop handing out blocks; run_preset throws
+  /// std::runtime_error(message) once every worker has stopped.
+  virtual void fail(const std::string& message) = 0;
+};
+
+/// Remote workers (e.g. MPI ranks) that run_preset services from its calling thread while its
+/// local thread pool computes.
+class remote_executor {
+ public:
+  virtual ~remote_executor() = default;
+  /// Handles pending messages (may sleep about a millisecond when there are none). Returns
+  /// true once every remote worker has been told to stop and no remote block is in flight.
+  virtual bool poll(block_dispatcher& d) = 0;
+  /// Named counters recorded in manifest.json under "remote" (e.g. ranks, bytes received).
+  virtual std::vector<std::pair<std::string, double>> stats() const = 0;
+};
 
 }  // namespace dpx::harness
