@@ -2,8 +2,10 @@
 
 #include <boost/math/distributions/normal.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace dpx::estimators {
 
@@ -30,7 +32,42 @@ void kv_mean_options::validate() const {
   core::check_open_interval(fn, "alpha", alpha, 0.0, 1.0);
 }
 
+void kv_unknown_sigma_options::validate() const {
+  constexpr const char* fn = "kv_mean_unknown_sigma";
+  core::check_positive(fn, "epsilon", epsilon);
+  core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
+  core::check_open_interval(fn, "beta", beta, 0.0, 1.0);
+  core::check_open_interval(fn, "alpha", alpha, 0.0, 1.0);
+  core::check_positive(fn, "sigma_fallback", sigma_fallback);
+}
+
 namespace detail {
+
+std::int64_t dyadic_index(double d) noexcept {
+  // d = f·2^e with f ∈ [1/2, 1) (frexp, exact), so 2^{e−1} ≤ d < 2^e and ⌊log₂ d⌋ = e − 1.
+  // Zero and subnormals (< 2^-1022) share the bottom bin −1075 (below every normal bin); an
+  // overflowed difference (+inf) gets the top bin 1024.
+  if (!(d >= 0x1p-1022)) return -1075;
+  if (std::isinf(d)) return 1024;  // overflowed difference of two finite values: top bin
+  int e = 0;
+  (void)std::frexp(d, &e);
+  return static_cast<std::int64_t>(e) - 1;
+}
+
+std::vector<bin_count> pair_difference_bins(std::span<const double> x) {
+  const std::size_t m = x.size() / 2;
+  std::vector<std::int64_t> keys(m);
+  for (std::size_t i = 0; i < m; ++i) keys[i] = dyadic_index(std::abs(x[2 * i + 1] - x[2 * i]));
+  std::sort(keys.begin(), keys.end());
+  std::vector<bin_count> out;
+  for (std::size_t i = 0; i < m;) {
+    std::size_t k = i;
+    while (k < m && keys[k] == keys[i]) ++k;
+    out.push_back({keys[i], static_cast<std::uint64_t>(k - i)});
+    i = k;
+  }
+  return out;
+}
 
 void check_matrix(const char* function,
                   std::span<const double> x,

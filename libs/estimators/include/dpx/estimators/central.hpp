@@ -6,7 +6,9 @@
 ///   * winsorized_mean     — S1 Algorithm 4 (incl. the sharper τ + 2τ′ variant via interval_rule);
 ///   * winsorized_mean_hd  — S1 Algorithm 5 (basic or advanced composition, spec §3.4);
 ///   * sample_split_mean   — S1 eq. (1) / Thm 4.3 (optionally with parallel composition, §3.5);
-///   * kv_mean             — Karwa–Vadhan (2018) Alg 1 + Alg 4 with known σ (spec §7).
+///   * kv_mean             — Karwa–Vadhan (2018) Alg 1 + Alg 4 with known σ (spec §7);
+///   * kv_mean_unknown_sigma — Karwa–Vadhan Alg 2 (private σ range from pair differences) +
+///                           Alg 1 + Alg 4 with σ unknown (spec §7).
 ///
 /// Neighbouring relation: replace-one (S1 Def 2.1), a record = one row (item level). n is public.
 /// Every estimator is (ε, δ)-DP FOR EVERY INPUT: the bins, the radius κ and τ are public and
@@ -132,6 +134,29 @@ struct kv_mean_options {
 struct kv_result {
   mean_result mean;     ///< the private mean (range, diagnostics, privacy)
   interval confidence;  ///< the (1 − α) confidence interval for μ (i.i.d. N(μ, σ²) data)
+};
+
+/// Options of kv_mean_unknown_sigma (Karwa & Vadhan 2018, Alg 2 + Alg 1 + Alg 4 with σ unknown;
+/// spec §7 [KV-impl]). Budget [KV-impl, equal split over the private steps]: ε/3 for the σ
+/// histogram, ε/3 for the range histogram, ε/3 for the mean; δ/2 for each histogram.
+struct kv_unknown_sigma_options {
+  double epsilon = 1.0;  ///< total ε > 0 (ε/3 per step)
+  double delta =
+      1e-6;  ///< total δ ∈ (0, 1) (δ/2 per histogram; replaces KV's bounds σ_min, σ_max, R)
+  double beta = 0.1;    ///< range failure probability β ∈ (0, 1): radius 4σ̂ sqrt(ln(n/β))
+  double alpha = 0.05;  ///< CI level 1 − α, α ∈ (0, 1), split α/2 + α/2 [R]
+  /// Public σ used when the σ histogram releases no bin (failure; diag flag sigma_failed). > 0.
+  double sigma_fallback = 1.0;
+  void validate() const;
+};
+
+/// Result of kv_mean_unknown_sigma.
+struct kv_unknown_sigma_result {
+  mean_result mean;  ///< the private mean (range, diagnostics of the range histogram, privacy)
+  double sigma_hat = 0.0;  ///< σ̂ = 2^{ĵ+2} (KV Alg 2 [KV-impl]), or sigma_fallback
+  std::int64_t sigma_bin = 0;  ///< ĵ: the released dyadic bin [2^ĵ, 2^{ĵ+1}) of |x_{2i+1} − x_{2i}|
+  diagnostics sigma_diag;  ///< the σ histogram: occupied/released bins, failed (private flag)
+  interval confidence;  ///< estimate ± (σ̂ z_{1−α/4}/√n + b ln(2/α)) (conservative, [R])
 };
 
 // ---- implementation helpers ----------------------------------------------------------------
@@ -267,6 +292,12 @@ mean_hd_result hd_core(std::span<const double> x,
   return r;
 }
 
+/// KV Alg 2's dyadic bin of a pair difference d ≥ 0: j = ⌊log₂ d⌋ (exact, from frexp: bin
+/// [2^j, 2^{j+1})); d = 0 and subnormals go to the bottom bin −1075. A fixed partition of [0, ∞).
+std::int64_t dyadic_index(double d) noexcept;
+/// Occupied dyadic bins of |x_{2i+1} − x_{2i}|, i < ⌊n/2⌋ (sorted by bin, counts ≥ 1); x finite.
+std::vector<bin_count> pair_difference_bins(std::span<const double> x);
+
 /// Throws unless x is a finite n×d row-major matrix (d ≥ 1) with n ≥ min_rows.
 void check_matrix(const char* function,
                   std::span<const double> x,
@@ -384,6 +415,59 @@ kv_result kv_mean(std::span<const double> x, const kv_mean_options& o, G& g) {
                     trust_model::central,
                     core::neighbouring::replace_one};
   r.confidence = detail::kv_confidence(r.mean.estimate, o, x.size(), r.mean.noise_scale);
+  return r;
+}
+
+/// Karwa–Vadhan baseline with UNKNOWN σ (spec §7 [KV-impl]), three private steps on n ≥ 2
+/// i.i.d.-intended values, each a function of the data through a fixed partition:
+///  1. KV Alg 2 (σ range): the m = ⌊n/2⌋ pair differences |x_{2i+1} − x_{2i}| (replace-one
+///     changes at most one of them) in dyadic bins [2^j, 2^{j+1}), stable histogram at
+///     (ε/3, δ/2) (S1 Alg 2 instead of KV's bounded range j ∈ [log₂σ_min − 2, log₂σ_max + 2]),
+///     ĵ = argmax (smallest on ties), σ̂ = 2^{ĵ+2} — an upper-side estimate: for Gaussian data
+///     the modal bin gives σ ≤ σ̂ ≤ 8σ with high probability. No bin released: σ̂ = sigma_fallback.
+///  2. KV Alg 1 (range) with σ̂: bins of width σ̂ centred at jσ̂ at (ε/3, δ/2), radius
+///     κ = 4σ̂ sqrt(ln(n/β)).
+///  3. KV Alg 4: clamp to [m̂ ± κ], mean + Lap(2κ/(n ε/3)) (replace-one sensitivity 2κ/n).
+/// Privacy: (ε/3, δ/2) + (ε/3, δ/2) + (ε/3, 0) = (ε, δ), item level, replace-one, by basic
+/// composition — σ̂ and m̂ are post-processing of the first two releases. The CI uses σ̂ in place
+/// of σ (no fourth, noisy-variance step: conservative since σ̂ ≥ σ w.h.p.; KV's t-quantile
+/// variant is not implemented). Draw order: σ-histogram draws (one per occupied dyadic bin, in
+/// increasing bin order), range-histogram draws, the mean draw.
+template <std::uniform_random_bit_generator G>
+kv_unknown_sigma_result kv_mean_unknown_sigma(std::span<const double> x,
+                                              const kv_unknown_sigma_options& o,
+                                              G& g) {
+  constexpr const char* fn = "kv_mean_unknown_sigma";
+  o.validate();
+  if (x.size() < 2)
+    core::throw_invalid(fn, "x", std::to_string(x.size()) + " values", "must hold at least 2");
+  core::check_finite_span(fn, "x", x);
+  const double e3 = o.epsilon / 3.0, d2 = 0.5 * o.delta;
+  const std::size_t m = x.size() / 2;
+  kv_unknown_sigma_result r;
+  const mechanisms::sparse_histogram h =
+      detail::stable_release(detail::pair_difference_bins(x), m, e3, d2, g);
+  std::int64_t j = 0;
+  const bool any = h.argmax(j);
+  r.sigma_diag.occupied_bins = h.occupied;
+  r.sigma_diag.released_bins = h.bins.size();
+  r.sigma_diag.failed = !any;
+  r.sigma_bin = any ? j : 0;
+  r.sigma_hat = any ? std::ldexp(1.0, static_cast<int>(j) + 2) : o.sigma_fallback;
+  const double n = static_cast<double>(x.size());
+  const interval_rule rule{0.5 * r.sigma_hat, 4.0 * r.sigma_hat * std::sqrt(std::log(n / o.beta))};
+  r.mean = detail::winsorized_core(x, rule, e3, d2, e3, g, fn, "x");
+  r.mean.ledger.insert(r.mean.ledger.begin(),
+                       {"sigma_histogram", e3, d2, core::approx_dp_event{e3, d2}});
+  r.mean.privacy = {o.epsilon,
+                    o.delta,
+                    core::privacy_unit::item,
+                    trust_model::central,
+                    core::neighbouring::replace_one};
+  kv_mean_options ko;
+  ko.sigma = r.sigma_hat;
+  ko.alpha = o.alpha;
+  r.confidence = detail::kv_confidence(r.mean.estimate, ko, x.size(), r.mean.noise_scale);
   return r;
 }
 

@@ -1,0 +1,229 @@
+// Driver `dd_longitudinal`: private longitudinal linear regression (S1 Def 5.13, Lemmas
+// 5.14–5.15, Cor 5.16; spec dependent-data.md §4.3, §8 item 3, §9.2 D7).
+//
+// Data (keyed on n, T, phi, covariate_phi): n users, Y_u = X_u β + ε_u with X_u's columns
+// (1, t/T, z_{u,t}), z a unit-variance AR(1) over t (covariate_phi), ε_u a stationary AR(1) over
+// t (unit marginal variance, coefficient phi), β = (1, 1, 1) (dpx::data::longitudinal, p = 3).
+// Estimator: longitudinal_regression — per-user OLS or weighted (GLS with the public Σ_u) β̂_u,
+// then Algorithm 5 on β̂ ∈ R^{n×3} (basic composition: 8 ln(1/ρ_c) > 3 with ρ_c = δ), (ε, δ =
+// 1/n²)-uDP.
+// Radius (PUBLIC, from the model, never the data):
+//   "pilot" [R]: τ = sqrt(2 v⋆ ln(2pn/γ)) with v⋆ = max_j Var(β̂_{u,j}) of the chosen per-user
+//                estimator, estimated once from 4000 users simulated from the MODEL with a fixed
+//                stream (base seed, model key; replication 0, purpose aux) — the Gaussian
+//                "sharper" radius of spec §4.1 transposed to β̂_u;
+//   "lemma_5_15": τ = sqrt(2 (θ_hi/θ_lo²) σ² ln(2pn/γ)/T) [V] with σ² = λ_max(Σ_u) and θ the
+//                extreme eigenvalues of the POPULATION design moment E X_uᵀX_u/T (z's Gram → 1).
+//
+// Metrics: sq_err ‖A − β‖²; sq_err_nonprivate ‖β̄ − β‖² (β̄ the average of the β̂_u: the
+// non-private divide-and-conquer estimate); sq_err_private_tau2 ‖A − β̄_clip‖²/τ² (the Laplace
+// part: exactly 3·2(2κ/(n ε_m))²/τ² ∝ n⁻² when nothing is clipped); oracle_mse tr Cov(β̄) + 2p b²
+// (tr Cov(β̂_u) from the pilot); sq_err_over_oracle; failed_coordinates; clipped_fraction (max
+// over coordinates); tau; singular_users.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../dd_common/dd_common.hpp"
+#include "dpx/core/hash.hpp"
+#include "dpx/data/user_models.hpp"
+#include "dpx/estimators/user_level.hpp"
+
+namespace dpx::experiments {
+namespace {
+
+using harness::cell_context;
+using harness::metrics;
+using harness::param_value;
+
+constexpr std::size_t kP = 3;
+constexpr std::size_t kPilotUsers = 4000;
+
+struct model_constants {
+  double v_star = 0;      ///< max_j Var(β̂_{u,j}) (pilot)
+  double trace_cov = 0;   ///< tr Cov(β̂_u) (pilot)
+  double tau_lemma2 = 0;  ///< Lemma 5.15 τ² · T / ln(2pn/γ) / 2, i.e. (θ_hi/θ_lo²) σ²
+};
+
+data::longitudinal make_model(std::size_t n, std::size_t T, double phi, double cphi) {
+  data::longitudinal_options o;
+  o.users = n;
+  o.times = T;
+  o.p = kP;
+  o.sigma = 1.0;
+  o.phi = phi;
+  o.covariate_phi = cphi;
+  return data::longitudinal(o);
+}
+
+model_constants constants_for(const cell_context& c,
+                              std::size_t T,
+                              double phi,
+                              double cphi,
+                              estimators::regression_weighting w,
+                              const std::vector<double>& cov) {
+  model_constants k;
+  const data::longitudinal pilot_model = make_model(kPilotUsers, T, phi, cphi);
+  const std::string key = "dd_longitudinal pilot|" + std::to_string(T) + "|" +
+                          harness::render(param_value{phi}) + "|" +
+                          harness::render(param_value{cphi}) + "|" +
+                          (w == estimators::regression_weighting::ols ? "ols" : "weighted");
+  auto g = rng::stream(c.base_seed, core::stable_hash(key), 0, rng::purpose::aux);
+  const auto s = pilot_model.sample(g);
+  std::size_t singular = 0;
+  const estimators::panel_view xv{s.x.values(), kPilotUsers, T, kP};
+  const auto b = estimators::detail::per_user_coefficients(xv, s.y.values(), w, cov, &singular);
+  for (std::size_t j = 0; j < kP; ++j) {
+    double m = 0, q = 0;
+    for (std::size_t u = 0; u < kPilotUsers; ++u) m += b[u * kP + j];
+    m /= static_cast<double>(kPilotUsers);
+    for (std::size_t u = 0; u < kPilotUsers; ++u) q += (b[u * kP + j] - m) * (b[u * kP + j] - m);
+    q /= static_cast<double>(kPilotUsers - 1);
+    k.v_star = std::max(k.v_star, q);
+    k.trace_cov += q;
+  }
+  // Population design moment: [[1, m1, 0], [m1, m2, 0], [0, 0, 1]], m1 = mean t/T, m2 = mean
+  // (t/T)².
+  double m1 = 0, m2 = 0;
+  for (std::size_t t = 1; t <= T; ++t) {
+    const double v = static_cast<double>(t) / static_cast<double>(T);
+    m1 += v;
+    m2 += v * v;
+  }
+  m1 /= static_cast<double>(T);
+  m2 /= static_cast<double>(T);
+  const double tr = 1.0 + m2, det = m2 - m1 * m1;
+  const double disc = std::sqrt(std::max(0.0, tr * tr / 4.0 - det));
+  const double lo = std::min(tr / 2.0 - disc, 1.0), hi = std::max(tr / 2.0 + disc, 1.0);
+  k.tau_lemma2 = (hi / (lo * lo)) * pilot_model.log_sobolev();
+  return k;
+}
+
+metrics run(const cell_context& c) {
+  const auto& p = c.params;
+  const auto n = static_cast<std::size_t>(p.get_int("n"));
+  const auto T = static_cast<std::size_t>(p.get_int("T"));
+  const double dn = static_cast<double>(n), phi = p.get_double("phi");
+  const double cphi = p.get_double("covariate_phi");
+  const double eps = dd::cell_epsilon(p, dn), delta = dd::cell_delta(p, dn);
+  const std::string ws = p.get_string("weighting");
+  estimators::regression_weighting w = estimators::regression_weighting::ols;
+  if (ws == "weighted") {
+    w = estimators::regression_weighting::weighted;
+  } else if (ws != "ols") {
+    core::throw_invalid("dd_longitudinal", "weighting", ws, "must be ols or weighted");
+  }
+  const data::longitudinal model = make_model(n, T, phi, cphi);
+  // Σ_u is public (the model's): the weighted estimator's input.
+  thread_local std::map<std::string, std::vector<double>> covs;
+  const std::string ckey = std::to_string(T) + "/" + harness::render(p.at("phi"));
+  auto cit = covs.find(ckey);
+  if (cit == covs.end()) {
+    const auto a = model.error_covariance();
+    cit = covs.emplace(ckey, std::vector<double>(a.begin(), a.end())).first;
+  }
+  const std::vector<double>& cov = cit->second;
+  thread_local std::map<std::string, model_constants> consts;
+  const std::string key = ckey + "/" + harness::render(p.at("covariate_phi")) + "/" + ws;
+  auto it = consts.find(key);
+  if (it == consts.end()) it = consts.emplace(key, constants_for(c, T, phi, cphi, w, cov)).first;
+  const model_constants k = it->second;
+
+  const double gamma = p.get_double("gamma");
+  const double lg = std::log(2.0 * static_cast<double>(kP) * dn / gamma);
+  const std::string radius = p.get_string("radius");
+  double tau = 0;
+  if (radius == "pilot") {
+    tau = std::sqrt(2.0 * k.v_star * lg);
+  } else if (radius == "lemma_5_15") {
+    tau = std::sqrt(2.0 * k.tau_lemma2 * lg / static_cast<double>(T));
+  } else {
+    core::throw_invalid("dd_longitudinal", "radius", radius, "must be pilot or lemma_5_15");
+  }
+
+  auto gd = c.stream(rng::purpose::data);
+  const auto s = model.sample(gd);
+  const estimators::panel_view xv{s.x.values(), n, T, kP};
+  estimators::longitudinal_options o;
+  o.base.epsilon = eps;
+  o.base.delta = delta;
+  o.base.rule = estimators::interval_rule::paper(tau);
+  o.weighting = w;
+  if (w == estimators::regression_weighting::weighted) o.error_covariance = cov;
+  auto g = c.stream(rng::purpose::noise);
+  const auto r = estimators::longitudinal_regression(xv, s.y.values(), o, g);
+
+  std::size_t singular = 0;
+  const auto bu = estimators::detail::per_user_coefficients(xv, s.y.values(), w, cov, &singular);
+  const auto& beta = model.beta();
+  double se = 0, sn = 0, sp = 0, clipped = 0;
+  std::size_t failed = 0;
+  std::vector<double> col(n);
+  for (std::size_t j = 0; j < kP; ++j) {
+    estimators::detail::copy_column(bu, kP, j, col);
+    const double bar = dd::mean_of(col);
+    const auto cs = estimators::detail::clipped_sum(col, r.fit.ranges[j].lo, r.fit.ranges[j].hi);
+    const double xi = r.fit.estimate[j] - cs.sum / dn;
+    se += (r.fit.estimate[j] - beta[j]) * (r.fit.estimate[j] - beta[j]);
+    sn += (bar - beta[j]) * (bar - beta[j]);
+    sp += xi * xi;
+    clipped = std::max(clipped, r.fit.diag[j].clipped_fraction);
+    failed += r.fit.diag[j].failed ? 1 : 0;
+  }
+  const double oracle =
+      k.trace_cov / dn + 2.0 * static_cast<double>(kP) * r.fit.noise_scale * r.fit.noise_scale;
+  return {{"sq_err", se},
+          {"sq_err_nonprivate", sn},
+          {"sq_err_private_tau2", sp / (tau * tau)},
+          {"oracle_mse", oracle},
+          {"sq_err_over_oracle", se / oracle},
+          {"failed_coordinates", static_cast<double>(failed)},
+          {"clipped_fraction", clipped},
+          {"tau", tau},
+          {"singular_users", static_cast<double>(singular)},
+          {"epsilon_used", eps}};
+}
+
+harness::driver make() {
+  harness::driver d;
+  d.name = "dd_longitudinal";
+  d.version = "1";
+  d.description =
+      "Private longitudinal regression (S1 Def 5.13, Cor 5.16): per-user OLS/GLS, then Alg 5";
+  d.params = {
+      {"n", "number of users, >= 1", std::nullopt},
+      {"T", "observations per user, >= 3", std::nullopt},
+      {"epsilon", "epsilon (fixed) or c of c n^-omega", param_value{1.0}},
+      {"eps_scaling", "fixed | inv_sqrt_n | power", param_value{std::string("fixed")}},
+      {"omega", "exponent for eps_scaling = power", param_value{0.0}},
+      {"delta_rule", "n2 (1/n^2) | n (1/n)", param_value{std::string("n2")}},
+      {"weighting",
+       "ols | weighted (GLS with the public Sigma_u)",
+       param_value{std::string("ols")}},
+      {"phi", "AR(1) coefficient of the errors over t", param_value{0.5}},
+      {"covariate_phi", "AR(1) coefficient of the covariate z over t", param_value{0.5}},
+      {"gamma", "gamma of the radius", param_value{0.1}},
+      {"radius", "pilot (R) | lemma_5_15 (V)", param_value{std::string("pilot")}},
+  };
+  d.data_keys = {"n", "T", "phi", "covariate_phi"};
+  d.metric_names = {"sq_err",
+                    "sq_err_nonprivate",
+                    "sq_err_private_tau2",
+                    "oracle_mse",
+                    "sq_err_over_oracle",
+                    "failed_coordinates",
+                    "clipped_fraction",
+                    "tau",
+                    "singular_users",
+                    "epsilon_used"};
+  d.run = run;
+  return d;
+}
+
+const harness::driver_registrar registrar{make()};
+
+}  // namespace
+}  // namespace dpx::experiments
