@@ -15,6 +15,11 @@
 //   lemma_bound    ceil(log(beta alpha_max^2 + alpha_max L_s) / (-log eta) + 1)   (Lemma 3.2)
 //   within_lemma   1 if max_trials <= lemma_bound
 //   failures       line searches that hit the trial cap
+//   lemma_check    1 if max_trials <= lemma_bound, else 1000 T: the mean over replications is
+//                  exactly 1 at every T (log-log slope 0) iff the bound always held; one violation
+//                  in one replication at any T moves the fitted slope by > 0.15, violations at
+//                  every T give a slope near +1 (so a gated slope-0 rate detects any violation)
+//   bound_check    1 if gap <= bound, else 1000 T (the same encoding for Theorem 3.4's bound)
 #include <cmath>
 #include <string>
 #include <vector>
@@ -102,13 +107,15 @@ metrics run(const cell_context& ctx) {
           {"max_trials", double(r.max_line_search_trials)},
           {"lemma_bound", lemma},
           {"within_lemma", double(r.max_line_search_trials) <= lemma ? 1.0 : 0.0},
-          {"failures", double(r.line_search_failures)}};
+          {"failures", double(r.line_search_failures)},
+          {"lemma_check", double(r.max_line_search_trials) <= lemma ? 1.0 : 1000.0 * double(T)},
+          {"bound_check", gap <= bound ? 1.0 : 1000.0 * double(T)}};
 }
 
 harness::driver make_driver() {
   harness::driver d;
   d.name = "istdp_convergence";
-  d.version = "1";
+  d.version = "2";
   d.description = "ISTDP as published: F(theta^T) - F* against T for fixed sigma, vs Thm 3.4";
   d.params = {
       {"n", "rows", harness::param_value{std::int64_t{1000}}},
@@ -123,8 +130,15 @@ harness::driver make_driver() {
       {"iterations", "T of Algorithm 1", std::nullopt},
   };
   d.data_keys = {"n", "d", "k", "rho"};
-  d.metric_names = {
-      "gap", "bound", "below_bound", "max_trials", "lemma_bound", "within_lemma", "failures"};
+  d.metric_names = {"gap",
+                    "bound",
+                    "below_bound",
+                    "max_trials",
+                    "lemma_bound",
+                    "within_lemma",
+                    "failures",
+                    "lemma_check",
+                    "bound_check"};
   d.run = run;
   return d;
 }

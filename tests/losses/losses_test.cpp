@@ -142,7 +142,8 @@ TEST(Glm, SmoothnessClosedForm2x2) {
   }
   const double lmax = (a + c) / 2 + std::sqrt((a - c) * (a - c) / 4 + b * b);
   EXPECT_NEAR(gram_lambda_max(p.view(), 1e-14), lmax, 1e-10);
-  glm_loss logistic(glm_kind::logistic, {p.x, std::vector<double>(30, 1.0), 30, 2});
+  const std::vector<double> ones(30, 1.0);  // the loss keeps a view: y must outlive it
+  glm_loss logistic(glm_kind::logistic, {p.x, ones, 30, 2});
   EXPECT_NEAR(logistic.smoothness(1e-14), 0.25 * lmax, 1e-10);
 }
 

@@ -6,5 +6,6 @@
 #include "dpx/solvers/dp_sgd.hpp"
 #include "dpx/solvers/gist.hpp"
 #include "dpx/solvers/istdp.hpp"
+#include "dpx/solvers/metrics.hpp"
 #include "dpx/solvers/online_kernel.hpp"
 #include "dpx/solvers/pgd.hpp"
