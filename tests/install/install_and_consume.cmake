@@ -11,13 +11,15 @@ endfunction()
 
 run(${CMAKE_COMMAND} --install ${DPX_BINARY_DIR} --prefix ${prefix})
 run(${CMAKE_COMMAND} -S ${DPX_SOURCE_DIR}/examples/consumer -B ${WORK_DIR}/build
-    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_BUILD_TYPE=Release)
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_BUILD_TYPE=Release
+    "-DCMAKE_EXE_LINKER_FLAGS=${CONSUMER_LINK_FLAGS}")
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${WORK_DIR}/build/consumer)
 
 # Every component's exported target must resolve (all external dependencies found).
 run(${CMAKE_COMMAND} -S ${DPX_SOURCE_DIR}/examples/consumer -B ${WORK_DIR}/build-all
     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${CXX_COMPILER}
+    "-DCMAKE_EXE_LINKER_FLAGS=${CONSUMER_LINK_FLAGS}"
     "-DDPX_CONSUMER_COMPONENT=${ALL_COMPONENTS}")
 
 # An unknown component must make find_package fail with a clear message.
