@@ -45,6 +45,9 @@ const bool registered = dpx::cli::register_command(
                   << " cells, " << r.counts.failed << " failed replications; rate checks passed "
                   << r.rates_passed << "/" << r.rates_checked
                   << "; report: " << r.report_path.string() << "\n";
+        if (r.figures_failed)
+          std::cerr << "dpx: " << r.experiment << ": figures not rendered: " << r.figures_note
+                    << "\n";
         if (c.blocks_missing > 0) {
           std::cerr << "dpx collect: " << c.blocks_missing
                     << " blocks missing (results are partial; first: " << c.first_missing

@@ -42,6 +42,9 @@ const bool registered = dpx::cli::register_command(
         std::cout << r.experiment << ": " << r.counts.cells << " cells, " << r.counts.failed
                   << " failed replications; rate checks passed " << r.rates_passed << "/"
                   << r.rates_checked << "; report: " << r.report_path.string() << "\n";
+        if (r.figures_failed)
+          std::cerr << "dpx: " << r.experiment << ": figures not rendered: " << r.figures_note
+                    << "\n";
         if (o->check && !r.rates_ok()) return dpx::cli::exit_failure;
         return dpx::cli::exit_ok;
       };

@@ -35,6 +35,9 @@ void print_summary(const h::run_result& r) {
             << " cached, " << r.counts.failed << " failed replications; rate checks passed "
             << r.rates_passed << "/" << r.rates_checked << "; report: " << r.report_path.string()
             << "\n";
+  if (r.figures_failed) {
+    std::cerr << "dpx: " << r.experiment << ": figures not rendered: " << r.figures_note << "\n";
+  }
 }
 
 const bool registered = dpx::cli::register_command(

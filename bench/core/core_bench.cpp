@@ -50,6 +50,21 @@ void BM_philox_fill_uniform01(benchmark::State& state) {
 }
 BENCHMARK(BM_philox_fill_uniform01);
 
+// The same bulk fill pinned to the x86-64 baseline path (no AVX2): what a CPU without AVX2 gets.
+void BM_philox_fill_uniform01_baseline_path(benchmark::State& state) {
+  dpx::rng::detail::set_simd_path(dpx::rng::detail::simd_path::baseline);
+  auto g = dpx::rng::stream(1, 2, 3, dpx::rng::purpose::noise);
+  std::vector<double> out(kN);
+  for (auto _ : state) {
+    g.fill_uniform01(out);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  dpx::rng::detail::set_simd_path(dpx::rng::detail::simd_path::automatic);
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kN));
+}
+BENCHMARK(BM_philox_fill_uniform01_baseline_path);
+
 void BM_philox_fill_u32(benchmark::State& state) {
   auto g = dpx::rng::stream(1, 2, 3, dpx::rng::purpose::noise);
   std::vector<std::uint32_t> out(2 * kN);

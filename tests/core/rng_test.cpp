@@ -2,8 +2,9 @@
 //  * Philox4x32-10 known answer: C++26 [rand.eng.philox] requires the 10000th output of a
 //    default-constructed philox4x32 to be 1955073260.
 //  * The engine equals Random123's raw philox4x32 bijection block by block.
-//  * Bulk fills (SIMD clones) equal the scalar stream bit for bit, for every starting offset
-//    within a block and every length, and leave the engine in the same state.
+//  * Bulk fills equal the scalar stream bit for bit, for every starting offset within a block
+//    and every length, and leave the engine in the same state — on each compiled path (x86-64
+//    baseline and AVX2, pinned one at a time), not only the one this CPU would pick.
 //  * discard(z) equals z calls.
 //  * Keyed streams: identical keys give identical streams; any change of seed, cell,
 //    replication or purpose gives a different stream; streams do not depend on thread count.
@@ -23,6 +24,9 @@
 
 namespace dpx::rng {
 namespace {
+
+void bulk_u32_equals_scalar();
+void bulk_doubles_equal_scalar();
 
 TEST(Philox, Cxx26KnownAnswer) {
   philox4x32 g;
@@ -48,7 +52,43 @@ TEST(Philox, CounterCarriesIntoSecondWord) {
   EXPECT_EQ(g(), y[0]);
 }
 
+// Runs body once per compiled SIMD path this machine can execute, pinned, then restores the
+// automatic choice. Reports which paths ran.
+template <class Body>
+void for_each_simd_path(Body body) {
+  using detail::simd_path;
+  int ran = 0;
+  for (simd_path p : {simd_path::baseline, simd_path::avx2}) {
+    if (!detail::simd_path_available(p)) continue;
+    detail::set_simd_path(p);
+    ASSERT_EQ(detail::active_simd_path(), p);
+    SCOPED_TRACE(p == simd_path::baseline ? "baseline path" : "avx2 path");
+    body();
+    ++ran;
+  }
+  detail::set_simd_path(simd_path::automatic);
+  EXPECT_GE(ran, 1);
+}
+
+TEST(Philox, SimdPathsCanBePinned) {
+  using detail::simd_path;
+  EXPECT_TRUE(detail::simd_path_available(simd_path::baseline));
+  detail::set_simd_path(simd_path::baseline);
+  EXPECT_EQ(detail::active_simd_path(), simd_path::baseline);
+  detail::set_simd_path(simd_path::automatic);
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_ADDRESS__)
+  if (__builtin_cpu_supports("avx2")) {
+    EXPECT_EQ(detail::active_simd_path(), simd_path::avx2);
+  }
+#endif
+}
+
 TEST(Philox, BulkU32EqualsScalarForEveryOffsetAndLength) {
+  for_each_simd_path([] { bulk_u32_equals_scalar(); });
+}
+
+void bulk_u32_equals_scalar() {
   for (unsigned offset = 0; offset < 4; ++offset) {
     for (std::size_t len : {0u, 1u, 3u, 4u, 5u, 127u, 128u, 129u, 1000u}) {
       philox4x32 a = stream(1, 2, 3, purpose::noise);
@@ -64,6 +104,10 @@ TEST(Philox, BulkU32EqualsScalarForEveryOffsetAndLength) {
 }
 
 TEST(Philox, BulkDoublesEqualScalarForEveryOffsetAndLength) {
+  for_each_simd_path([] { bulk_doubles_equal_scalar(); });
+}
+
+void bulk_doubles_equal_scalar() {
   for (unsigned offset = 0; offset < 4; ++offset) {
     for (std::size_t len : {0u, 1u, 2u, 3u, 63u, 64u, 65u, 64u * 33u + 1u}) {
       philox4x32 a = stream(9, 8, 7, purpose::data);

@@ -303,8 +303,11 @@ TEST_F(RunnerTest, ManifestFields) {
   EXPECT_EQ(m["preset"]["resolved"].size(), 6u);
   EXPECT_EQ(m["quick"], false);
   for (const char* k : {"commit", "dirty", "describe"}) EXPECT_TRUE(m["git"].contains(k)) << k;
-  for (const char* k : {"compiler", "flags", "build_type", "cmake_version"})
+  for (const char* k : {"compiler", "flags", "target_flags", "build_type", "cmake_version"})
     EXPECT_TRUE(m["build"].contains(k)) << k;
+  // The reproducibility flag every dpx target compiles with is recorded.
+  EXPECT_NE(m["build"]["target_flags"].get<std::string>().find("-ffp-contract=off"),
+            std::string::npos);
   for (const char* k : {"toml++", "nlohmann_json"}) EXPECT_TRUE(m["deps"].contains(k)) << k;
   for (const char* k : {"hostname", "cpu_model", "cores", "kernel", "glibc"})
     EXPECT_TRUE(m["host"].contains(k)) << k;

@@ -6,6 +6,7 @@
 #include <sys/random.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <system_error>
@@ -88,14 +89,13 @@ template <int K>
   }
 }
 
-// Function multiversioning: an AVX2 clone and the x86-64 baseline, chosen at load time. Integer
-// arithmetic is exact and the double conversion above is exact, so every clone produces the
-// same bits (checked by tests/core against the scalar Random123 path).
+// Two compiled paths: the x86-64 baseline and an AVX2 version (the same source, compiled with
+// target("avx2")), chosen once at run time from the CPU unless a test pins one
+// (detail::set_simd_path). Integer arithmetic is exact and the double conversion above is exact,
+// so both produce the same bits; tests/core checks each path against the scalar Random123 path.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
     !defined(__SANITIZE_ADDRESS__)
-#define DPX_SIMD_CLONES [[gnu::target_clones("avx2", "default")]]
-#else
-#define DPX_SIMD_CLONES
+#define DPX_HAVE_AVX2_PATH 1
 #endif
 
 template <int K, class T>
@@ -116,35 +116,72 @@ template <int K, class T>
   }
 }
 
-DPX_SIMD_CLONES void blocks_u32(std::uint32_t k0,
-                                std::uint32_t k1,
-                                std::uint64_t first,
-                                std::uint32_t w2,
-                                std::uint32_t w3,
-                                std::size_t n,
-                                std::uint32_t* out) {
-  philox_blocks<kU32>(k0, k1, first, w2, w3, n, out);
+template <int K, class T>
+void blocks_baseline(std::uint32_t k0,
+                     std::uint32_t k1,
+                     std::uint64_t first,
+                     std::uint32_t w2,
+                     std::uint32_t w3,
+                     std::size_t n,
+                     T* out) {
+  philox_blocks<K>(k0, k1, first, w2, w3, n, out);
 }
-DPX_SIMD_CLONES void blocks_u01(std::uint32_t k0,
-                                std::uint32_t k1,
-                                std::uint64_t first,
-                                std::uint32_t w2,
-                                std::uint32_t w3,
-                                std::size_t n,
-                                double* out) {
-  philox_blocks<kU01>(k0, k1, first, w2, w3, n, out);
+
+#ifdef DPX_HAVE_AVX2_PATH
+template <int K, class T>
+[[gnu::target("avx2")]] void blocks_avx2(std::uint32_t k0,
+                                         std::uint32_t k1,
+                                         std::uint64_t first,
+                                         std::uint32_t w2,
+                                         std::uint32_t w3,
+                                         std::size_t n,
+                                         T* out) {
+  philox_blocks<K>(k0, k1, first, w2, w3, n, out);
 }
-DPX_SIMD_CLONES void blocks_open01(std::uint32_t k0,
-                                   std::uint32_t k1,
-                                   std::uint64_t first,
-                                   std::uint32_t w2,
-                                   std::uint32_t w3,
-                                   std::size_t n,
-                                   double* out) {
-  philox_blocks<kOpen01>(k0, k1, first, w2, w3, n, out);
+#endif
+
+std::atomic<int> g_simd_path{static_cast<int>(detail::simd_path::automatic)};
+
+bool avx2_supported() noexcept {
+#ifdef DPX_HAVE_AVX2_PATH
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+#else
+  return false;
+#endif
+}
+
+bool use_avx2() noexcept {
+  const auto p = static_cast<detail::simd_path>(g_simd_path.load(std::memory_order_relaxed));
+  return p != detail::simd_path::baseline && avx2_supported();
+}
+
+template <int K, class T>
+void blocks(std::uint32_t k0,
+            std::uint32_t k1,
+            std::uint64_t first,
+            std::uint32_t w2,
+            std::uint32_t w3,
+            std::size_t n,
+            T* out) {
+#ifdef DPX_HAVE_AVX2_PATH
+  if (use_avx2()) {
+    blocks_avx2<K>(k0, k1, first, w2, w3, n, out);
+    return;
+  }
+#endif
+  blocks_baseline<K>(k0, k1, first, w2, w3, n, out);
 }
 
 }  // namespace
+
+namespace detail {
+void set_simd_path(simd_path p) noexcept {
+  g_simd_path.store(static_cast<int>(p), std::memory_order_relaxed);
+}
+simd_path active_simd_path() noexcept { return use_avx2() ? simd_path::avx2 : simd_path::baseline; }
+bool simd_path_available(simd_path p) noexcept { return p != simd_path::avx2 || avx2_supported(); }
+}  // namespace detail
 
 philox4x32::counter_type philox4x32::block(const counter_type& counter,
                                            const key_type& key) noexcept {
@@ -183,7 +220,7 @@ void philox4x32::fill(std::span<std::uint32_t> out) noexcept {
   while (i < out.size() && idx_ != 4) out[i++] = (*this)();
   const std::size_t nblocks = (out.size() - i) / 4;
   if (nblocks > 0) {
-    blocks_u32(key_[0], key_[1], block_index(), ctr_[2], ctr_[3], nblocks, out.data() + i);
+    blocks<kU32>(key_[0], key_[1], block_index(), ctr_[2], ctr_[3], nblocks, out.data() + i);
     set_block_index(block_index() + nblocks);
     i += 4 * nblocks;
   }
@@ -200,9 +237,9 @@ void philox4x32::fill_doubles(std::span<double> out) noexcept {
   const std::size_t nblocks = (out.size() - i) / 2;
   if (nblocks > 0) {
     if constexpr (Kind == kU01) {
-      blocks_u01(key_[0], key_[1], block_index(), ctr_[2], ctr_[3], nblocks, out.data() + i);
+      blocks<kU01>(key_[0], key_[1], block_index(), ctr_[2], ctr_[3], nblocks, out.data() + i);
     } else {
-      blocks_open01(key_[0], key_[1], block_index(), ctr_[2], ctr_[3], nblocks, out.data() + i);
+      blocks<kOpen01>(key_[0], key_[1], block_index(), ctr_[2], ctr_[3], nblocks, out.data() + i);
     }
     set_block_index(block_index() + nblocks);
     i += 2 * nblocks;

@@ -155,6 +155,7 @@ std::string manifest_json(const manifest_input& in) {
   m["git"] = git_info();
   m["build"] = {{"compiler", DPX_CXX_COMPILER},
                 {"flags", DPX_CXX_FLAGS},
+                {"target_flags", DPX_TARGET_FLAGS},
                 {"build_type", DPX_BUILD_TYPE},
                 {"cmake_version", DPX_CMAKE_VERSION}};
   json deps;

@@ -601,7 +601,9 @@ run_result run_preset(const preset& p, const run_options& options) {
                                 p.rates,
                                 out,
                                 make_analysis_options(p, options.figures),
-                                &result.figures_rendered);
+                                &result.figures_rendered,
+                                &result.figures_note);
+  result.figures_failed = options.figures && !p.figures.empty() && !result.figures_rendered;
   count_rates(result);
   result.report_path = out / "report.md";
   result.status = result.counts.failed > 0 ? run_status::failed : run_status::completed;
@@ -661,7 +663,9 @@ run_result report_preset(const report_options& options) {
                                 p.rates,
                                 out,
                                 make_analysis_options(p, options.figures),
-                                &result.figures_rendered);
+                                &result.figures_rendered,
+                                &result.figures_note);
+  result.figures_failed = options.figures && !p.figures.empty() && !result.figures_rendered;
   count_rates(result);
   result.report_path = out / "report.md";
   result.status = result.counts.failed > 0 ? run_status::failed : run_status::completed;

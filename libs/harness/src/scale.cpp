@@ -140,7 +140,9 @@ collect_result collect_preset(const collect_options& options) {
                            p.rates,
                            out,
                            detail::make_analysis_options(p, options.figures),
-                           &r.figures_rendered);
+                           &r.figures_rendered,
+                           &r.figures_note);
+  r.figures_failed = options.figures && !p.figures.empty() && !r.figures_rendered;
   detail::count_rates(r);
   r.report_path = out / "report.md";
   const bool complete = cr.blocks_missing == 0;

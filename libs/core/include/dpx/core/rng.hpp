@@ -155,6 +155,18 @@ static_assert(std::uniform_random_bit_generator<os_random>);
 philox4x32 os_seeded_philox();
 
 namespace detail {
+/// The compiled paths of the bulk fills (fill, fill_uniform01, fill_uniform_open01): the x86-64
+/// baseline and, on x86-64 GCC builds, an AVX2 version of the same source. Both give the same
+/// bits (exact integer arithmetic); `automatic` takes AVX2 when the CPU has it.
+enum class simd_path { automatic, baseline, avx2 };
+/// Pins the path (for tests and benchmarks; set it before filling, not while other threads
+/// fill). A path the build or CPU lacks falls back to the baseline.
+void set_simd_path(simd_path p) noexcept;
+/// The path the bulk fills take now (baseline or avx2).
+simd_path active_simd_path() noexcept;
+/// Whether this build on this CPU has the path.
+bool simd_path_available(simd_path p) noexcept;
+
 __extension__ using uint128 = unsigned __int128;  // GCC/Clang extension; -Wpedantic-clean
 /// 64 uniformly random bits from any URBG.
 template <std::uniform_random_bit_generator G>

@@ -80,6 +80,10 @@ struct run_result {
   std::size_t rates_checked = 0;   ///< non-informational rate results
   std::size_t rates_passed = 0;    ///< ... of which passed
   bool figures_rendered = false;
+  std::string figures_note;  ///< why figures were not rendered ("" when they were)
+  /// Figures were asked for and the preset declares some, but none could be rendered (e.g.
+  /// matplotlib missing): the CLI says so on stderr; tables and report.md are still written.
+  bool figures_failed = false;
   double wall_s = 0;  ///< wall time of the whole run
 
   /// True when every non-informational rate check passed.
