@@ -364,6 +364,21 @@ TEST(FitRates, MedianStatisticFitsPerXMedians) {
   EXPECT_GT(std::fabs(fit_rates(b.t, {s}, opts())[0].slope - direct.slope), 1e-6);
 }
 
+TEST(FitRates, OneReplicationIsJudgedByTheToleranceAlone) {
+  // Deterministic values y = n^-0.52 (one replication): the fitted slope is exactly -0.52 and
+  // the interval has zero width; the check passes within tolerance 0.05 of -0.5 and fails
+  // within 0.01, and a wrong exponent fails.
+  table_builder b({"n"}, {"err"});
+  for (const double n : geometric(100, 100000, 7))
+    b.add({format_number(n)}, 0, {std::pow(n, -0.52)});
+  const auto loose = fit_rates(b.t, {rate(-0.5, 0.05)}, opts());
+  EXPECT_NEAR(loose[0].slope, -0.52, 1e-12);
+  EXPECT_LT(loose[0].ci_hi - loose[0].ci_lo, 1e-9);
+  EXPECT_TRUE(loose[0].pass);
+  EXPECT_FALSE(fit_rates(b.t, {rate(-0.5, 0.01)}, opts())[0].pass);
+  EXPECT_FALSE(fit_rates(b.t, {rate(-0.25, 0.1)}, opts())[0].pass);
+}
+
 TEST(FitRates, JointResamplingRespectsCommonRandomNumbers) {
   // y_rep(x) = x^-1 z_rep: the same z_rep at every x (common random numbers). Any joint
   // resample scales every x by the same mean(z*), so every bootstrap slope is exactly -1 up to
@@ -770,9 +785,10 @@ TEST(FitRates, FamilyWiseFalseFailureRateIsControlled) {
     fail_adjusted += std::all_of(adj.begin(), adj.end(), [](auto& r) { return r.pass; }) ? 0 : 1;
     fail_unadjusted += std::all_of(un.begin(), un.end(), [](auto& r) { return r.pass; }) ? 0 : 1;
   }
-  std::printf("family-wise failures of a correct 8-group rate: adjusted %d/100, unadjusted %d/100\n",
-              fail_adjusted,
-              fail_unadjusted);
+  std::printf(
+      "family-wise failures of a correct 8-group rate: adjusted %d/100, unadjusted %d/100\n",
+      fail_adjusted,
+      fail_unadjusted);
   EXPECT_LE(fail_adjusted, 18);
   EXPECT_GE(fail_unadjusted, 22);
 }

@@ -10,89 +10,47 @@
 // - `dpx report` rebuilds the report from the block files without computing.
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "cli_util.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
+using dpx::test::outcome;
+using dpx::test::slurp;
+using dpx::test::wait_exit;
 
 const fs::path presets = DPX_INTEGRATION_PRESETS;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-/// Starts dpx with args in cwd, stdout/stderr to files, DPX_EXPERIMENTS_DIR = presets, plus
-/// the given extra environment variables.
+/// Starts dpx with args in cwd, stdout/stderr to files, DPX_EXPERIMENTS_DIR = presets.
 pid_t spawn_dpx(const std::vector<std::string>& args,
                 const fs::path& cwd,
                 const fs::path& out,
-                const fs::path& err,
-                const std::vector<std::pair<std::string, std::string>>& env = {}) {
-  const pid_t pid = fork();
-  if (pid != 0) return pid;
-  // Child: only async-signal-safe work matters little here (single-threaded parent).
-  if (chdir(cwd.c_str()) != 0) _exit(127);
-  setenv("DPX_EXPERIMENTS_DIR", presets.c_str(), 1);
-  for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-  const int fo = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const int fe = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fo < 0 || fe < 0) _exit(127);
-  dup2(fo, STDOUT_FILENO);
-  dup2(fe, STDERR_FILENO);
-  std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(DPX_EXE));
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  execv(DPX_EXE, argv.data());
-  _exit(127);
+                const fs::path& err) {
+  std::vector<std::string> argv{DPX_EXE};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return dpx::test::spawn(argv, cwd, out, err, {{"DPX_EXPERIMENTS_DIR", presets.string()}});
 }
-
-int wait_exit(pid_t pid) {
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid) return -1;
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return -1;
-}
-
-struct outcome {
-  int code;
-  std::string out, err;
-};
 
 class DpxRun : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(::testing::TempDir()) / (std::string("dpx_integration_") + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
+  void SetUp() override { dir_ = dpx::test::fresh_test_dir("dpx_integration_"); }
   void TearDown() override {
     if (!HasFailure()) fs::remove_all(dir_);
   }
 
-  outcome run(const std::vector<std::string>& args,
-              const std::vector<std::pair<std::string, std::string>>& env = {}) {
-    const pid_t pid = spawn_dpx(args, dir_, dir_ / "stdout.txt", dir_ / "stderr.txt", env);
-    const int code = wait_exit(pid);
-    return {code, slurp(dir_ / "stdout.txt"), slurp(dir_ / "stderr.txt")};
+  outcome run(const std::vector<std::string>& args, dpx::test::env_list env = {}) {
+    env.emplace_back("DPX_EXPERIMENTS_DIR", presets.string());
+    return dpx::test::run_dpx(args, dir_, env);
   }
 
   static std::size_t count_files(const fs::path& root, const std::string& needle) {

@@ -12,69 +12,34 @@
 // - collect with blocks missing writes partial results and exits 1.
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "cli_util.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
+using dpx::test::outcome;
+using dpx::test::slurp;
+using dpx::test::wait_exit;
 
 const fs::path presets = DPX_INTEGRATION_PRESETS;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-/// Starts argv[0] with args in cwd (stdout/stderr to files), DPX_EXPERIMENTS_DIR = presets,
-/// plus extra environment entries NAME=VALUE.
-pid_t spawn(const std::vector<std::string>& argv_in,
+/// Starts argv in cwd (stdout/stderr to files) with DPX_EXPERIMENTS_DIR = presets.
+pid_t spawn(const std::vector<std::string>& argv,
             const fs::path& cwd,
             const fs::path& out,
-            const fs::path& err,
-            const std::vector<std::pair<std::string, std::string>>& env = {}) {
-  const pid_t pid = fork();
-  if (pid != 0) return pid;
-  if (chdir(cwd.c_str()) != 0) _exit(127);
-  setenv("DPX_EXPERIMENTS_DIR", presets.c_str(), 1);
-  for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-  const int fo = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  const int fe = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fo < 0 || fe < 0) _exit(127);
-  dup2(fo, STDOUT_FILENO);
-  dup2(fe, STDERR_FILENO);
-  std::vector<char*> argv;
-  for (const auto& a : argv_in) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  execvp(argv[0], argv.data());
-  _exit(127);
+            const fs::path& err) {
+  return dpx::test::spawn(argv, cwd, out, err, {{"DPX_EXPERIMENTS_DIR", presets.string()}});
 }
-
-int wait_exit(pid_t pid) {
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid) return -1;
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return -1;
-}
-
-struct outcome {
-  int code;
-  std::string out, err;
-};
 
 /// Finished blocks: sidecars reps_*.json (written after the block's CSV).
 std::size_t count_blocks(const fs::path& root) {
@@ -89,21 +54,14 @@ std::size_t count_blocks(const fs::path& root) {
 
 class Scale : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(::testing::TempDir()) / (std::string("dpx_scale_") + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
+  void SetUp() override { dir_ = dpx::test::fresh_test_dir("dpx_scale_"); }
   void TearDown() override {
     if (!HasFailure()) fs::remove_all(dir_);
   }
 
-  outcome exec(const std::vector<std::string>& argv,
-               const std::vector<std::pair<std::string, std::string>>& env = {}) {
-    const pid_t pid = spawn(argv, dir_, dir_ / "stdout.txt", dir_ / "stderr.txt", env);
-    const int code = wait_exit(pid);
-    return {code, slurp(dir_ / "stdout.txt"), slurp(dir_ / "stderr.txt")};
+  outcome exec(const std::vector<std::string>& argv, dpx::test::env_list env = {}) {
+    env.emplace_back("DPX_EXPERIMENTS_DIR", presets.string());
+    return dpx::test::run_in(argv, dir_, env);
   }
   outcome dpx(std::vector<std::string> args) {
     args.insert(args.begin(), DPX_EXE);

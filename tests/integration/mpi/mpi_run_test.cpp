@@ -9,59 +9,35 @@
 //   single-process bytes.
 #include <gtest/gtest.h>
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "../cli_util.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
+using dpx::test::slurp;
+using dpx::test::wait_exit;
 
 const fs::path presets = DPX_INTEGRATION_PRESETS;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-pid_t spawn(const std::vector<std::string>& argv_in, const fs::path& cwd, const fs::path& log) {
-  const pid_t pid = fork();
-  if (pid != 0) return pid;
-  if (chdir(cwd.c_str()) != 0) _exit(127);
-  setenv("DPX_EXPERIMENTS_DIR", presets.c_str(), 1);
-  setenv("DPX_MPI_TEST_DIR", cwd.c_str(), 1);  // lets the test find its own ranks
-  // Containers: no ptrace-based single copy between ranks.
-  setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", 0);
-  const int fo = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fo < 0) _exit(127);
-  dup2(fo, STDOUT_FILENO);
-  dup2(fo, STDERR_FILENO);
-  std::vector<char*> argv;
-  for (const auto& a : argv_in) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  execvp(argv[0], argv.data());
-  _exit(127);
-}
-
-int wait_exit(pid_t pid) {
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid) return -1;
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return -1;
+/// Starts argv in cwd with stdout and stderr to log.
+pid_t spawn(const std::vector<std::string>& argv, const fs::path& cwd, const fs::path& log) {
+  dpx::test::env_list env{{"DPX_EXPERIMENTS_DIR", presets.string()},
+                          {"DPX_MPI_TEST_DIR", cwd.string()}};  // lets the test find its ranks
+  // Containers: no ptrace-based single copy between ranks (unless the caller chose one).
+  if (std::getenv("OMPI_MCA_btl_vader_single_copy_mechanism") == nullptr)
+    env.emplace_back("OMPI_MCA_btl_vader_single_copy_mechanism", "none");
+  return dpx::test::spawn(argv, cwd, log, log, env);
 }
 
 std::vector<std::string> mpirun(int np, std::vector<std::string> args) {
@@ -107,12 +83,7 @@ pid_t find_rank(int rank, const fs::path& dir) {
 
 class DpxMpi : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(::testing::TempDir()) / (std::string("dpx_mpi_") + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
+  void SetUp() override { dir_ = dpx::test::fresh_test_dir("dpx_mpi_"); }
   void TearDown() override {
     if (!HasFailure()) fs::remove_all(dir_);
   }

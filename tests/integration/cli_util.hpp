@@ -1,0 +1,98 @@
+// Shared helpers of the integration tests: run the real `dpx` executable (fork/exec) with its
+// stdout and stderr captured through files, an optional working directory and extra environment.
+#pragma once
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dpx::test {
+
+namespace fs = std::filesystem;
+
+using env_list = std::vector<std::pair<std::string, std::string>>;
+
+/// The whole file as bytes ("" if it cannot be read).
+inline std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Starts argv (argv[0] looked up on PATH unless it has a '/') in cwd with stdout and stderr
+/// redirected to the given files (the same file for both is fine) and env added to the
+/// environment. Returns the child's pid.
+inline pid_t spawn(const std::vector<std::string>& argv_in,
+                   const fs::path& cwd,
+                   const fs::path& out,
+                   const fs::path& err,
+                   const env_list& env = {}) {
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  // Child (the test process is single-threaded here): set up and exec, or exit 127.
+  if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(127);
+  for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+  const int fo = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int fe = out == err ? fo : open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fo < 0 || fe < 0) _exit(127);
+  dup2(fo, STDOUT_FILENO);
+  dup2(fe, STDERR_FILENO);
+  std::vector<char*> argv;
+  for (const auto& a : argv_in) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  execvp(argv[0], argv.data());
+  _exit(127);
+}
+
+/// Waits for pid: its exit status, 128 + signal if it was killed, -1 on error.
+inline int wait_exit(pid_t pid) {
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return -1;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+struct outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+/// Runs argv to completion in dir (output files dir/stdout.txt, dir/stderr.txt).
+inline outcome run_in(const std::vector<std::string>& argv,
+                      const fs::path& dir,
+                      const env_list& env = {}) {
+  const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const int code = wait_exit(spawn(argv, dir, out, err, env));
+  return {code, slurp(out), slurp(err)};
+}
+
+/// Runs `dpx args...` (the executable under test, DPX_EXE) to completion in dir.
+inline outcome run_dpx(const std::vector<std::string>& args,
+                       const fs::path& dir,
+                       const env_list& env = {}) {
+  std::vector<std::string> argv{DPX_EXE};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_in(argv, dir, env);
+}
+
+/// A fresh, empty directory under the test temp dir named after the running test.
+inline fs::path fresh_test_dir(const std::string& prefix) {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const fs::path dir =
+      fs::path(::testing::TempDir()) / (prefix + info->test_suite_name() + "_" + info->name());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+}  // namespace dpx::test
