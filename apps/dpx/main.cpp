@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 #include "command.hpp"
 
@@ -25,6 +26,17 @@ bool register_command(std::string name, std::string description, setup_fn setup)
 const std::vector<command>& commands() { return registry(); }
 
 }  // namespace dpx::cli
+
+namespace {
+/// The message without a leading "dpx <cmd>: " or "<cmd>: " that repeats `where` (some
+/// commands name themselves in their messages; the error line already starts with it).
+std::string without_prefix(std::string msg, const std::string& where) {
+  for (const std::string& p : {where + ": ", where.substr(where.find(' ') + 1) + ": "}) {
+    if (where != "dpx" && msg.rfind(p, 0) == 0) return msg.substr(p.size());
+  }
+  return msg;
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   // Replications are the unit of parallelism: BLAS must stay single-threaded inside them
@@ -67,10 +79,10 @@ int main(int argc, char** argv) {
     }
     return dpx::cli::exit_usage;
   } catch (const std::invalid_argument& e) {
-    std::cerr << where << ": error: " << e.what() << "\n";
+    std::cerr << where << ": error: " << without_prefix(e.what(), where) << "\n";
     return dpx::cli::exit_usage;
   } catch (const std::exception& e) {
-    std::cerr << where << ": error: " << e.what() << "\n";
+    std::cerr << where << ": error: " << without_prefix(e.what(), where) << "\n";
     return dpx::cli::exit_failure;
   }
 }

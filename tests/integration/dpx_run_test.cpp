@@ -222,6 +222,23 @@ TEST_F(DpxRun, BadPresetExits2WithOneLine) {
   EXPECT_FALSE(fs::exists(dir_ / "results"));
 }
 
+// Every command's error line names the command once: "dpx <cmd>: error: <message>", even when
+// the command's own message starts with its name.
+TEST_F(DpxRun, ErrorLinesNameTheCommandOnce) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"audit", "--mechanism", "laplace", "--scale", "-1"},
+        std::vector<std::string>{
+            "sample", "--mechanism", "laplace", "--scale", "-1", "--count", "3"},
+        std::vector<std::string>{"run", "no_such_preset"}}) {
+    const auto r = run(args);
+    EXPECT_EQ(r.code, 2) << args[0];
+    const std::string head = "dpx " + args[0] + ": error: ";
+    EXPECT_EQ(r.err.rfind(head, 0), 0u) << r.err;
+    EXPECT_EQ(r.err.find(args[0] + ": ", head.size()), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
 TEST_F(DpxRun, CheckFailsOnWrongRate) {
   const auto wrong = run({"run", "synthetic_wrong_rate", "--check", "--quiet", "--no-figures"});
   EXPECT_EQ(wrong.code, 1) << wrong.err;
