@@ -11,8 +11,10 @@
 // docs/accounting.md). zcdp has no subsampling amplification: it is rejected with
 // --sampling-rate and left out of --method all.
 #include <cstdint>
+#include <functional>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,8 @@
 #include "dpx/core/error.hpp"
 
 namespace {
+
+constexpr const char* kFn = "dpx account";
 
 struct account_options {
   std::string mechanism;
@@ -39,7 +43,7 @@ struct account_options {
 int run_account(const account_options& o) {
   namespace acc = dpx::accounting;
   namespace core = dpx::core;
-  const char* fn = "dpx account";
+  const char* fn = kFn;
   core::check_at_least(fn, "--steps", o.steps, 1);
   core::check_open_interval(fn, "--delta", o.delta, 0.0, 1.0);
   const bool all = o.method == "all";
@@ -122,6 +126,19 @@ int run_account(const account_options& o) {
   return dpx::cli::exit_ok;
 }
 
+/// main.cpp already prefixes "dpx account: error: "; the flag checks below name the same function,
+/// so drop that name from the message to print it once (library errors keep their function names).
+int without_repeated_prefix(const std::function<int()>& run) {
+  try {
+    return run();
+  } catch (const dpx::core::invalid_argument_error& e) {
+    if (e.function() != kFn) throw;
+    const std::string what = e.what();
+    const std::string lead = std::string(kFn) + ": ";
+    throw std::invalid_argument(what.rfind(lead, 0) == 0 ? what.substr(lead.size()) : what);
+  }
+}
+
 const bool registered = dpx::cli::register_command(
     "account",
     "Epsilon of T Gaussian (optionally Poisson-subsampled) or Laplace releases",
@@ -143,7 +160,7 @@ const bool registered = dpx::cli::register_command(
         o->have_rate = rate->count() > 0;
         o->have_scale = scale->count() > 0;
         o->have_sensitivity = sens->count() > 0;
-        return run_account(*o);
+        return without_repeated_prefix([&] { return run_account(*o); });
       };
     });
 

@@ -10,8 +10,10 @@
 // classical with T > 1 is ISTDP's published Theorem 3.3 calibration (advanced composition of
 // classical Gaussians); with T = 1 it is Dwork & Roth Thm A.1 (E < 1).
 #include <cstdint>
+#include <functional>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -21,6 +23,8 @@
 #include "dpx/core/error.hpp"
 
 namespace {
+
+constexpr const char* kFn = "dpx calibrate";
 
 struct calibrate_options {
   std::string mechanism;
@@ -35,7 +39,7 @@ struct calibrate_options {
 int run_calibrate(const calibrate_options& o) {
   namespace acc = dpx::accounting;
   namespace core = dpx::core;
-  const char* fn = "dpx calibrate";
+  const char* fn = kFn;
   core::check_positive(fn, "--epsilon", o.epsilon);
   core::check_at_least(fn, "--steps", o.steps, 1);
   nlohmann::ordered_json j;
@@ -85,6 +89,20 @@ int run_calibrate(const calibrate_options& o) {
   return dpx::cli::exit_ok;
 }
 
+/// main.cpp already prefixes "dpx calibrate: error: "; the flag checks below name the same
+/// function, so drop that name from the message to print it once (library errors keep their
+/// function names).
+int without_repeated_prefix(const std::function<int()>& run) {
+  try {
+    return run();
+  } catch (const dpx::core::invalid_argument_error& e) {
+    if (e.function() != kFn) throw;
+    const std::string what = e.what();
+    const std::string lead = std::string(kFn) + ": ";
+    throw std::invalid_argument(what.rfind(lead, 0) == 0 ? what.substr(lead.size()) : what);
+  }
+}
+
 const bool registered = dpx::cli::register_command(
     "calibrate",
     "Noise for a target (epsilon, delta): Gaussian multiplier or Laplace scale",
@@ -105,7 +123,7 @@ const bool registered = dpx::cli::register_command(
         o->have_delta = delta->count() > 0;
         o->have_rate = rate->count() > 0;
         o->have_method = method->count() > 0;
-        return run_calibrate(*o);
+        return without_repeated_prefix([&] { return run_calibrate(*o); });
       };
     });
 

@@ -8,8 +8,10 @@
 // slack DS. kov: the exact optimal composition of Kairouz-Oh-Viswanath 2015 (Thm 3.3) at total
 // delta = 1 - (1 - delta0)^k (1 - DS). kov-bound: their closed-form bound (Thm 3.4).
 #include <cstdint>
+#include <functional>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +21,8 @@
 #include "dpx/core/error.hpp"
 
 namespace {
+
+constexpr const char* kFn = "dpx compose";
 
 struct compose_options {
   std::string rule;
@@ -32,9 +36,11 @@ struct compose_options {
 int run_compose(const compose_options& o) {
   namespace acc = dpx::accounting;
   namespace core = dpx::core;
-  const char* fn = "dpx compose";
+  const char* fn = kFn;
   core::check_positive(fn, "--epsilon0", o.epsilon0);
-  core::check_half_open_interval(fn, "--delta0", -o.delta0, -1.0, 0.0);
+  if (!(o.delta0 >= 0.0 && o.delta0 < 1.0)) {
+    core::throw_invalid(fn, "--delta0", o.delta0, "must lie in [0, 1)");
+  }
   core::check_at_least(fn, "--k", o.k, 1);
   if (o.rule != "basic") {
     if (!o.have_slack) {
@@ -65,6 +71,19 @@ int run_compose(const compose_options& o) {
   return dpx::cli::exit_ok;
 }
 
+/// main.cpp already prefixes "dpx compose: error: "; the flag checks below name the same function,
+/// so drop that name from the message to print it once (library errors keep their function names).
+int without_repeated_prefix(const std::function<int()>& run) {
+  try {
+    return run();
+  } catch (const dpx::core::invalid_argument_error& e) {
+    if (e.function() != kFn) throw;
+    const std::string what = e.what();
+    const std::string lead = std::string(kFn) + ": ";
+    throw std::invalid_argument(what.rfind(lead, 0) == 0 ? what.substr(lead.size()) : what);
+  }
+}
+
 const bool registered = dpx::cli::register_command(
     "compose",
     "Compose k adaptive (eps0, delta0)-DP releases (basic, advanced, KOV optimal / bound)",
@@ -77,7 +96,7 @@ const bool registered = dpx::cli::register_command(
       auto* slack = sub.add_option("--delta-slack", o->delta_slack, "slack delta' in (0, 1)");
       return [o, slack]() {
         o->have_slack = slack->count() > 0;
-        return run_compose(*o);
+        return without_repeated_prefix([&] { return run_compose(*o); });
       };
     });
 

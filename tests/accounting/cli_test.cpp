@@ -116,3 +116,19 @@ TEST_F(Cli, BadInputExitTwoNothingOnStdout) {
     EXPECT_NE(r.err.find(flag), std::string::npos) << args << " -> " << r.err;
   }
 }
+
+TEST_F(Cli, ErrorMessageNamesFlagOnceWithItsRealRange) {
+  // main.cpp prefixes "dpx <command>: error: "; the message must not repeat it, and --delta0
+  // must be reported as given (not negated) with its range [0, 1).
+  auto c = run("compose --rule kov --epsilon0 0.1 --delta0 1 --k 3 --delta-slack 1e-6");
+  EXPECT_EQ(c.status, 2);
+  EXPECT_TRUE(c.out.empty()) << c.out;
+  EXPECT_EQ(c.err, "dpx compose: error: --delta0 = 1 is invalid (must lie in [0, 1))\n");
+  auto a = run(
+      "account --mechanism gaussian --noise-multiplier -1 --steps 10 --delta 1e-5 --method rdp");
+  EXPECT_EQ(a.status, 2);
+  EXPECT_EQ(a.err.rfind("dpx account: error: --noise-multiplier = -1 is invalid", 0), 0u) << a.err;
+  auto k = run("calibrate --mechanism gaussian --epsilon -2 --delta 1e-5 --method pld");
+  EXPECT_EQ(k.status, 2);
+  EXPECT_EQ(k.err.rfind("dpx calibrate: error: --epsilon = -2 is invalid", 0), 0u) << k.err;
+}

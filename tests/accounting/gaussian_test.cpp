@@ -6,8 +6,9 @@
 // - Calibration is conservative: the returned sigma re-evaluated in 50-digit arithmetic gives
 //   delta <= target, including delta = 1e-10 (where the authors' code can return sigma too
 //   small), and is within 1e-9 relative of the exact root.
-// - Published value: sigma = 3.7306 for (eps, delta) = (1, 1e-5) (Balle & Wang 2018's analytic
-//   Gaussian; classical Dwork & Roth Thm A.1 gives sqrt(2 ln(1.25e5)) / eps, eps < 1 only).
+// - Reference value sigma = 3.7306 for (eps, delta) = (1, 1e-5): the root of Balle & Wang 2018
+//   Thm 8 computed independently (not a number quoted from the paper); the classical Dwork &
+//   Roth 2014 Thm A.1 calibration is the closed form sqrt(2 ln(1.25/delta)) / eps (eps < 1 only).
 // - Monotonicity in sigma, steps and delta; bad input throws.
 #include <gtest/gtest.h>
 

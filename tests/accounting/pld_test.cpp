@@ -11,6 +11,8 @@
 // - Subsampled Gaussian: both directions are accounted (add and remove differ).
 // - Cross-check PLD <= RDP for the same events; delta(eps) and eps(delta) are inverse.
 // - Repeated identical events merge: 10^4 single-step composes equal one compose(e, 10^4).
+// - One-pass self-composition (FFT, pointwise T-th power, Chernoff window) agrees with repeated
+//   squaring to 1e-7 and stays >= exact values, also when the window cuts 5e-4 of mass.
 // - Unsupported events throw.
 #include <gtest/gtest.h>
 
@@ -159,6 +161,63 @@ TEST(Pld, RandomizedResponseAndDiscretePairVsBruteForce) {
     EXPECT_GE(b.delta(eps), bf * (1 - 1e-9));
     EXPECT_NEAR(b.delta(eps), bf, 5e-3 * bf + 1e-12);
   }
+}
+
+TEST(Pld, OnePassSelfCompositionMatchesSquaringAndStaysAbove) {
+  // self_compose (one FFT, pointwise power, Chernoff window) against the repeated-squaring
+  // baseline and against exact values: both are pessimistic, so both must be >= the exact eps
+  // and they must agree to rounding/truncation level.
+  const std::int64_t t = 1000;
+  for (const core::privacy_event& e :
+       {core::privacy_event{core::subsampled_gaussian_event{0.01, 1.0}},
+        core::privacy_event{core::laplace_event{10.0}},
+        core::privacy_event{core::pure_dp_event{0.5}},
+        core::privacy_event{core::gaussian_event{20.0}}}) {
+    const auto one = acc::privacy_loss_distribution::from_event(e);
+    for (const acc::pld_pmf* p : {&one.remove_pmf(), &one.add_pmf()}) {
+      const auto fast = acc::self_compose(*p, t, 1e-15);
+      const auto slow = acc::self_compose_by_squaring(*p, t, 1e-15);
+      // Both are upper bounds; they differ by FFT rounding (a noise floor of ~1e-17 per bin, up
+      // to ~5e-13 in total for the sparse pure-DP lattice) and by the squaring baseline's tail
+      // truncations, which double with every squaring (its mass at +inf reaches ~5e-13): eps
+      // agrees to 1e-6 at delta >= 1e-6, and the delta curves agree to 1e-12 absolute.
+      for (double d : {1e-3, 1e-6}) {
+        EXPECT_NEAR(fast.epsilon(d), slow.epsilon(d), 1e-6 * slow.epsilon(d))
+            << core::event_name(e) << " " << d;
+      }
+      const double eps9 = slow.epsilon(1e-9);
+      EXPECT_NEAR(fast.delta(eps9), slow.delta(eps9), 1e-12 + 1e-6 * slow.delta(eps9))
+          << core::event_name(e);
+      EXPECT_LT(fast.infinity_mass, 1e-14) << core::event_name(e);
+    }
+  }
+  // Exact references: KOV optimal for pure DP, the analytic Gaussian for Gaussians.
+  const auto pure = acc::privacy_loss_distribution::from_event(core::pure_dp_event{0.5});
+  const auto g = acc::privacy_loss_distribution::from_event(core::gaussian_event{20.0});
+  const auto pure_t = acc::self_compose(pure.remove_pmf(), t, 1e-15);
+  const auto g_t = acc::self_compose(g.remove_pmf(), t, 1e-15);
+  for (double d : {1e-6, 1e-9}) {
+    EXPECT_GE(pure_t.epsilon(d), acc::kov_optimal_epsilon(0.5, 0.0, t, d) * (1 - 1e-9)) << d;
+    EXPECT_GE(g_t.epsilon(d), acc::gaussian_composed_epsilon(d, 20.0, t) * (1 - 1e-12)) << d;
+  }
+}
+
+TEST(Pld, OnePassWindowTruncationIsCoveredByInfinityMass) {
+  // With the largest tail_mass (1e-3), the Chernoff window cuts up to 5e-4 of mass above it,
+  // which the circular FFT folds down to LOW losses. delta(eps) must still dominate the exact
+  // curve at every eps, including eps beyond the window (the cut mass is added at +inf).
+  acc::pld_options o;
+  o.gaussian_fast_path = false;
+  o.tail_mass = 1e-3;
+  const double s = 2.0;
+  const std::int64_t t = 64;
+  const auto one = acc::privacy_loss_distribution::from_event(core::gaussian_event{s}, o);
+  const auto many = acc::self_compose(one.remove_pmf(), t, o.tail_mass);
+  for (double eps : {0.5, 2.0, 8.0, 16.0, 24.0, 30.0, 40.0}) {
+    const double exact = acc::gaussian_composed_delta(eps, s, t);
+    EXPECT_GE(many.delta(eps), exact * (1 - 1e-9)) << eps;
+  }
+  EXPECT_GE(many.infinity_mass, 5e-4);
 }
 
 TEST(Pld, MergesRepeatedEvents) {

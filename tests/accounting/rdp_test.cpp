@@ -1,8 +1,10 @@
 // Properties checked (Renyi DP, dpx/accounting/rdp.hpp):
-// - Published values from TensorFlow Privacy's rdp_accountant_test.py (test_compute_rdp,
-//   test_get_privacy_spent, test_compute_privacy_loss): RDP of the subsampled Gaussian at
-//   integer and fractional orders, eps = 1.258575 at order 20 for (q, sigma, T) = (0.01, 4,
-//   10^4) (Abadi et al. 2016's 1.26), and 3.276237 at order 8 for a heterogeneous ledger.
+// - Published values: Abadi et al. 2016 Sec. 3.1 (eps ~ 1.26 for q = 0.01, sigma = 4, T = 10^4,
+//   delta = 1e-5, moments accountant); TensorFlow Privacy's tutorials/README.md table (MNIST
+//   DP-SGD: 3.01, 1.19, 7.10, 1.03, 1.11); TensorFlow Privacy's rdp_accountant_test.py
+//   (test_compute_rdp, test_get_privacy_spent, test_compute_privacy_loss): RDP of the
+//   subsampled Gaussian at integer and fractional orders, eps = 1.258575 at order 20 for
+//   (q, sigma, T) = (0.01, 4, 10^4), and 3.276237 at order 8 for a heterogeneous ledger.
 // - Integer orders equal an independent direct binomial sum (long double) computed here.
 // - Fractional orders (alpha = 1.1, 2.5) equal numerical integration of
 //   E_{N(0,s^2)}[((1-q) + q e^{(2z-1)/(2s^2)})^alpha] (adaptive Gauss-Kronrod quadrature), while
@@ -108,6 +110,56 @@ TEST(RdpAccountant, TfPrivacyPrivacySpent) {
   EXPECT_EQ(r2.order, 8.0);
 }
 
+TEST(RdpAccountant, AbadiEtAl2016Section3_1) {
+  // Abadi, Chu, Goodfellow, McMahan, Mironov, Talwar & Zhang, "Deep Learning with Differential
+  // Privacy", CCS 2016, Sec. 3.1 (the example after Theorem 1): q = 0.01, sigma = 4,
+  // delta = 1e-5, T = 10000 give eps ~ 1.26 with the moments accountant (integer moments up to
+  // 32, classical tail bound). Printed to 2 decimals, so the tolerance is half a unit there.
+  acc::rdp_options o;
+  o.orders.clear();
+  for (int a = 2; a <= 32; ++a) o.orders.push_back(a);
+  o.conversion = acc::rdp_conversion::classical;
+  acc::rdp_accountant a(o);
+  a.compose(core::subsampled_gaussian_event{0.01, 4.0}, 10000);
+  EXPECT_NEAR(a.epsilon(1e-5), 1.26, 0.005);
+  // dpx's default grid and conversion can only be tighter than the published moments accountant.
+  acc::rdp_accountant d;
+  d.compose(core::subsampled_gaussian_event{0.01, 4.0}, 10000);
+  EXPECT_LT(d.epsilon(1e-5), 1.255);
+}
+
+TEST(RdpAccountant, TfPrivacyTutorialTable) {
+  // tensorflow/privacy tutorials/README.md ("Expected Output" and the "Select Parameters"
+  // table): MNIST DP-SGD, N = 60000, batch 256 (q = 256/60000), delta = 1e-5, RDP accountant
+  // with orders 1.1, 1.2, ..., 10.9, 12, ..., 63 and the classical conversion:
+  //   sigma = 1.1, 60 epochs: eps = 3.01; sigma = 1.3, 15 epochs: 1.19; sigma = 0.7, 45 epochs:
+  //   7.10; sigma = 1.1 after 1 and 2 epochs: 1.03 and 1.11.
+  // Steps = ceil(epochs N / batch) (compute_dp_sgd_privacy.py); the tutorial's own loop counts
+  // epochs * floor(N / batch), which changes nothing at this rounding (checked: both pass).
+  acc::rdp_options o;
+  o.orders.clear();
+  for (int x = 1; x < 100; ++x) o.orders.push_back(1.0 + x / 10.0);
+  for (int a = 12; a < 64; ++a) o.orders.push_back(a);
+  o.conversion = acc::rdp_conversion::classical;
+  struct row {
+    double sigma;
+    int epochs;
+    double eps;
+  };
+  for (const row& r : {row{1.1, 60, 3.01},
+                       row{1.3, 15, 1.19},
+                       row{0.7, 45, 7.10},
+                       row{1.1, 1, 1.03},
+                       row{1.1, 2, 1.11}}) {
+    for (std::int64_t steps : {static_cast<std::int64_t>(std::ceil(r.epochs * 60000.0 / 256.0)),
+                               static_cast<std::int64_t>(r.epochs) * (60000 / 256)}) {
+      acc::rdp_accountant a(o);
+      a.compose(core::subsampled_gaussian_event{256.0 / 60000.0, r.sigma}, steps);
+      EXPECT_NEAR(a.epsilon(1e-5), r.eps, 0.005) << r.sigma << " " << steps;
+    }
+  }
+}
+
 TEST(RdpSubsampledGaussian, IntegerOrdersMatchDirectBinomialSum) {
   for (double q : {0.001, 0.01, 0.2}) {
     for (double s : {0.8, 1.0, 4.0}) {
@@ -149,6 +201,25 @@ TEST(RdpLaplace, ClosedFormMatchesIntegration) {
       const double mid = boost::math::quadrature::gauss_kronrod<double, 31>::integrate(g, 0.0, 1.0);
       const double want = std::log(left + mid + right) / (a - 1);
       EXPECT_NEAR(acc::rdp_laplace(a, b), want, 1e-10 * want) << b << " " << a;
+    }
+  }
+}
+
+TEST(RdpLaplace, MironovClosedForm) {
+  // Closed form of D_alpha(Lap(0, b) || Lap(1, b)) for alpha > 1 (Mironov 2017, "Renyi
+  // Differential Privacy", the Laplace mechanism's proposition), evaluated directly here:
+  //   1/(alpha-1) log(alpha/(2 alpha-1) e^{(alpha-1)/b} + (alpha-1)/(2 alpha-1) e^{-alpha/b}),
+  // which tends to the pure-DP bound 1/b as alpha -> infinity.
+  for (double b : {0.3, 2.0, 10.0}) {
+    for (double a : {1.01, 3.0, 32.0, 200.0}) {
+      const long double la = a, lb = b;
+      const long double want = std::log(la / (2 * la - 1) * std::exp((la - 1) / lb) +
+                                        (la - 1) / (2 * la - 1) * std::exp(-la / lb)) /
+                               (la - 1);
+      EXPECT_NEAR(
+          acc::rdp_laplace(a, b), static_cast<double>(want), 1e-12 * static_cast<double>(want))
+          << b << " " << a;
+      EXPECT_LE(acc::rdp_laplace(a, b), 1.0 / b * (1 + 1e-12));
     }
   }
 }

@@ -16,7 +16,7 @@ constexpr double inf = std::numeric_limits<double>::infinity();
 
 void check_k(const char* fn, std::int64_t k) { core::check_at_least(fn, "k", k, 1); }
 void check_delta0(const char* fn, double d) {
-  core::check_half_open_interval(fn, "delta0", -d, -1.0, 0.0);  // d in [0, 1)
+  if (!(d >= 0.0 && d < 1.0)) core::throw_invalid(fn, "delta0", d, "must lie in [0, 1)");
 }
 
 /// Bisection for the largest x in [lo, hi] with ok(x) true, given ok(lo) and !ok(hi); returns
@@ -73,7 +73,7 @@ epsilon_delta basic_composition(double epsilon0, double delta0, std::int64_t k) 
 epsilon_delta basic_per_step(double epsilon, double delta, std::int64_t k) {
   const char* fn = "basic_per_step";
   core::check_positive(fn, "epsilon", epsilon);
-  core::check_half_open_interval(fn, "delta", -delta, -1.0, 0.0);
+  if (!(delta >= 0.0 && delta < 1.0)) core::throw_invalid(fn, "delta", delta, "must lie in [0, 1)");
   check_k(fn, k);
   return {epsilon / static_cast<double>(k), delta / static_cast<double>(k)};
 }

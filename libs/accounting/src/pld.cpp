@@ -379,8 +379,163 @@ pld_pmf compose(const pld_pmf& a, const pld_pmf& b, double tail_mass) {
   return convolve(a, b, tail_mass, false);
 }
 
+namespace {
+
+/// log sum_i p_i e^{lambda l_i} (l_i = (offset + i) h) of the finite part, by Horner's rule in
+/// the direction in which the powers of e^{-|lambda| h} shrink (no overflow, all terms >= 0),
+/// plus a margin covering its rounding, so that it is an upper bound on the true log MGF.
+double log_mgf_upper(const pld_pmf& a, double lambda) {
+  const auto& p = a.probs;
+  const std::size_t n = p.size();
+  const double h = a.discretization;
+  const double w = std::exp(-std::abs(lambda) * h);
+  double s = 0.0;
+  double anchor;  // loss of the term with factor 1
+  if (lambda > 0.0) {
+    for (std::size_t i = 0; i < n; ++i) s = s * w + p[i];  // sum p_i w^{n-1-i}
+    anchor = static_cast<double>(a.offset + static_cast<std::int64_t>(n) - 1) * h;
+  } else {
+    for (std::size_t i = n; i-- > 0;) s = s * w + p[i];  // sum p_i w^i
+    anchor = static_cast<double>(a.offset) * h;
+  }
+  if (!(s > 0.0)) return -inf;
+  const double shift = lambda * anchor;
+  // n + 2 roundings of relative size 2^-53 in the nonnegative sum and in w^n, plus the
+  // rounding of the shift and the log.
+  return shift + std::log(s) + 4.0 * static_cast<double>(n + 2) * 0x1p-52 +
+         1e-12 * (std::abs(shift) + 1.0);
+}
+
+/// Chernoff bound on the count-fold sum S of the finite part: mass{S > s} <= e^{-lambda s}
+/// M(lambda)^count for every lambda > 0 (mass{S < s} likewise for lambda < 0), so the loss beyond
+/// which at most tau remains is (count log M(lambda) - log tau) / lambda for ANY lambda: the
+/// search over lambda only tightens the window, it does not affect validity. Returns the best
+/// such loss for the given sign of lambda (+inf / -inf when no lambda helps).
+double chernoff_loss(const pld_pmf& a, std::int64_t count, double tau, double sign) {
+  const double t = static_cast<double>(count), ltau = std::log(tau);
+  auto bound = [&](double log_lambda) {
+    const double lambda = sign * std::exp(log_lambda);
+    const double lm = log_mgf_upper(a, lambda);
+    if (!std::isfinite(lm)) return sign * inf;
+    return (t * lm - ltau) / lambda;
+  };
+  // The bound is quasi-convex in lambda; scan octaves, then golden-section in log lambda.
+  auto better = [&](double x, double y) { return sign > 0 ? x < y : x > y; };
+  double best = sign * inf, best_ll = 0.0;
+  for (int k = -14; k <= 16; ++k) {
+    const double ll = k * std::log(2.0);
+    const double v = bound(ll);
+    if (better(v, best)) {
+      best = v;
+      best_ll = ll;
+    }
+  }
+  if (!std::isfinite(best)) return best;
+  double lo = best_ll - std::log(2.0), hi = best_ll + std::log(2.0);
+  const double gr = 0.5 * (std::sqrt(5.0) - 1.0);
+  double c = hi - gr * (hi - lo), d = lo + gr * (hi - lo);
+  double fc = bound(c), fd = bound(d);
+  for (int it = 0; it < 20; ++it) {
+    if (better(fc, fd)) {
+      hi = d;
+      d = c;
+      fd = fc;
+      c = hi - gr * (hi - lo);
+      fc = bound(c);
+    } else {
+      lo = c;
+      c = d;
+      fc = fd;
+      d = lo + gr * (hi - lo);
+      fd = bound(d);
+    }
+  }
+  for (double v : {fc, fd}) {
+    if (better(v, best)) best = v;
+  }
+  return best;
+}
+
+/// z^count for a complex z (binary powering; products of moduli <= 1 cannot overflow, and a
+/// base that has become negligible makes the whole power negligible).
+void complex_power(double& re, double& im, std::int64_t count) {
+  double rr = 1.0, ri = 0.0, br = re, bi = im;
+  while (true) {
+    if (count & 1) {
+      const double t = rr * br - ri * bi;
+      ri = rr * bi + ri * br;
+      rr = t;
+    }
+    count >>= 1;
+    if (count == 0) break;
+    const double t = br * br - bi * bi;
+    bi = 2.0 * br * bi;
+    br = t;
+    if (br * br + bi * bi < 1e-280) {  // |base|^(>= 1 more factor) < 1e-140: negligible
+      rr = ri = 0.0;
+      break;
+    }
+  }
+  re = rr;
+  im = ri;
+}
+
+}  // namespace
+
 pld_pmf self_compose(const pld_pmf& a, std::int64_t count, double tail_mass) {
   core::check_at_least("pld self_compose", "count", count, 1);
+  if (count == 1 || a.probs.size() <= 1) return self_compose_by_squaring(a, count, tail_mass);
+  // One pass, as dp_accounting does: one forward FFT, z -> z^count pointwise, one inverse FFT, on
+  // a circular window [lo, lo + N) chosen by Chernoff bounds so that at most tau of the T-fold
+  // mass lies above it and at most tau below it. Validity of the circular (aliased) result:
+  //   * in-window indices receive their exact mass plus aliased copies of out-of-window mass
+  //     (nonnegative extra mass only raises delta(eps): pessimistic);
+  //   * mass below the window (<= tau) reappears at higher losses (pessimistic);
+  //   * mass above the window (<= tau) reappears at LOWER losses, so tau is added to the mass
+  //     at +infinity, which covers it.
+  const double tau = 0.5 * tail_mass;
+  const double h = a.discretization;
+  const auto n = static_cast<std::int64_t>(a.probs.size());
+  const std::int64_t support_lo = count * a.offset;
+  const std::int64_t support_hi = count * (a.offset + n - 1);
+  std::int64_t lo = support_lo, hi = support_hi;
+  const double up = chernoff_loss(a, count, tau, 1.0);
+  const double down = chernoff_loss(a, count, tau, -1.0);
+  if (std::isfinite(up) && up / h < static_cast<double>(support_hi)) {
+    hi = std::max(support_lo, static_cast<std::int64_t>(std::ceil(up / h)));
+  }
+  if (std::isfinite(down) && down / h > static_cast<double>(support_lo)) {
+    lo = std::min(hi, static_cast<std::int64_t>(std::floor(down / h)));
+  }
+  fft_buffers f(fft_size(static_cast<std::size_t>(hi - lo + 1)), false);
+  const auto big_n = static_cast<std::int64_t>(f.n);
+  std::fill(f.real, f.real + f.n, 0.0);
+  for (std::int64_t j = 0; j < n; ++j) f.real[j % big_n] += a.probs[static_cast<std::size_t>(j)];
+  f.forward(f.spec);
+  const std::size_t m = f.n / 2 + 1;
+  for (std::size_t k = 0; k < m; ++k) complex_power(f.spec[k][0], f.spec[k][1], count);
+  f.inverse();
+  // Bin b of the circular result holds the sums with sum of 0-based indices J = b (mod N); the
+  // true grid index is count * offset + J, so window slot s (index lo + s) is bin
+  // (lo - count * offset + s) mod N.
+  const std::int64_t shift = ((lo - support_lo) % big_n + big_n) % big_n;
+  pld_pmf r;
+  r.discretization = h;
+  r.offset = lo;
+  r.probs.resize(f.n);
+  const double scale = 1.0 / static_cast<double>(f.n);
+  for (std::int64_t s = 0; s < big_n; ++s) {
+    r.probs[static_cast<std::size_t>(s)] = f.real[(shift + s) % big_n] * scale;
+  }
+  const bool lost_above = lo + big_n - 1 < support_hi;
+  r.infinity_mass = -std::expm1(static_cast<double>(count) * std::log1p(-a.infinity_mass));
+  if (lost_above) r.infinity_mass = std::min(1.0, r.infinity_mass + tau);
+  truncate_tails(r, tail_mass);
+  return r;
+}
+
+pld_pmf self_compose_by_squaring(const pld_pmf& a, std::int64_t count, double tail_mass) {
+  core::check_at_least("pld self_compose_by_squaring", "count", count, 1);
   pld_pmf base = a;
   bool have = false;
   pld_pmf result;
@@ -431,7 +586,9 @@ privacy_loss_distribution privacy_loss_distribution::from_event(const core::priv
           },
           [&](const core::approx_dp_event& x) {
             core::check_positive(fn, "epsilon", x.epsilon);
-            core::check_half_open_interval(fn, "delta", -x.delta, -1.0, 0.0);
+            if (!(x.delta >= 0.0 && x.delta < 1.0)) {
+              core::throw_invalid(fn, "delta", x.delta, "must lie in [0, 1)");
+            }
             const double a = (1.0 - x.delta) / (1.0 + std::exp(-x.epsilon));
             const double b = (1.0 - x.delta) / (1.0 + std::exp(x.epsilon));
             return sym(discrete_pmf({x.delta, a, b, 0.0}, {0.0, b, a, x.delta}, o.discretization));

@@ -36,7 +36,7 @@ class unsupported_event_error : public std::invalid_argument {
 bool same_event(const core::privacy_event& a, const core::privacy_event& b);
 
 /// Run-length list of composed events: compose(e, n) merges with an existing identical event,
-/// so 10^4 single-step compose calls cost one entry (PLD: one self-composition by squaring).
+/// so 10^4 single-step compose calls cost one entry (PLD: one self-composition, one FFT pass).
 class event_ledger {
  public:
   /// Adds `count` (>= 1) copies of `e`, merging with an identical earlier event.

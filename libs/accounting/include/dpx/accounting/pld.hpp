@@ -60,8 +60,13 @@ struct pld_pmf {
 
 /// Convolution of two PMFs on the same grid (FFTW r2c/c2r), tails truncated pessimistically.
 pld_pmf compose(const pld_pmf& a, const pld_pmf& b, double tail_mass);
-/// count-fold self-composition by repeated squaring (O(log count) FFTs).
+/// count-fold self-composition in one pass: one forward FFT, pointwise count-th power, one
+/// inverse FFT on a window chosen by Chernoff bounds (tail_mass / 2 each side); the mass that the
+/// circular convolution folds down from above the window is covered by adding tail_mass / 2 to
+/// the mass at +inf, so the result stays pessimistic.
 pld_pmf self_compose(const pld_pmf& a, std::int64_t count, double tail_mass);
+/// The same by repeated squaring (O(log count) FFTs, tails truncated after each); a baseline.
+pld_pmf self_compose_by_squaring(const pld_pmf& a, std::int64_t count, double tail_mass);
 
 /// A privacy loss distribution: the remove-direction PMF and, for asymmetric mechanisms, the
 /// add-direction PMF.
@@ -93,7 +98,7 @@ class privacy_loss_distribution {
 };
 
 /// PLD accountant: events are merged (identical events counted), each distinct event's PLD is
-/// self-composed by squaring, and the distinct PLDs are convolved, lazily at query time (the
+/// self-composed in one FFT pass, and the distinct PLDs are convolved, lazily at query time (the
 /// result is cached until the next compose). Unsupported: zcdp, discrete_gaussian,
 /// discrete_laplace.
 class pld_accountant final : public accountant {
