@@ -43,7 +43,8 @@ namespace est = dpx::estimators;
 
 struct mean_options {
   std::string input, column, user_column;
-  double epsilon = 0, delta = -1;
+  double epsilon = 0;
+  std::optional<double> delta;  // required centrally; with --local validated if given, unused
   std::optional<double> tau, variance_bound, bound;
   double gamma = 0.1;
   bool local = false;
@@ -172,7 +173,8 @@ int run_mean(const mean_options& o) {
            " is invalid (must lie in (0, 1))");
   };
   positive("--epsilon", o.epsilon);
-  if (!o.local || o.delta != -1) open01("--delta", o.delta);
+  if (!o.local && !o.delta) fail("--delta is required (central model)");
+  if (o.delta) open01("--delta", *o.delta);
   if (o.tau.has_value() == o.variance_bound.has_value())
     fail("give exactly one of --tau and --variance-bound");
   if (o.tau) positive("--tau", *o.tau);
@@ -213,8 +215,8 @@ int run_mean(const mean_options& o) {
     }
     data = est::user_averages(rows, 1, offsets);
   }
-  if (!o.local && o.delta >= 1.0 / static_cast<double>(n))
-    std::cerr << "dpx mean: warning: delta = " << dpx::core::format_double(o.delta)
+  if (!o.local && *o.delta >= 1.0 / static_cast<double>(n))
+    std::cerr << "dpx mean: warning: delta = " << dpx::core::format_double(*o.delta)
               << " >= 1/n = " << dpx::core::format_double(1.0 / static_cast<double>(n))
               << " (n = " << n << (user ? " users" : " rows")
               << "): such a delta permits releasing a record outright\n";
@@ -224,7 +226,7 @@ int run_mean(const mean_options& o) {
     if (o.local) {
       r = est::local_mean(data, {o.epsilon, est::interval_rule::paper(tau), *o.bound}, g);
     } else {
-      r = est::winsorized_mean(data, {o.epsilon, o.delta, est::interval_rule::paper(tau)}, g);
+      r = est::winsorized_mean(data, {o.epsilon, *o.delta, est::interval_rule::paper(tau)}, g);
     }
     return r;
   };
@@ -259,9 +261,10 @@ const bool registered = dpx::cli::register_command(
       sub.add_option("--input", o->input, "CSV file with a header line")->required();
       sub.add_option("--column", o->column, "Column to average")->required();
       sub.add_option("--epsilon", o->epsilon, "Total privacy budget epsilon > 0")->required();
-      sub.add_option("--delta",
-                     o->delta,
-                     "delta in (0, 1) for the stable histogram (central; ignored with --local)");
+      sub.add_option_function<double>(
+          "--delta",
+          [o](double v) { o->delta = v; },
+          "delta in (0, 1) for the stable histogram (central; ignored with --local)");
       auto* tau = sub.add_option_function<double>(
           "--tau",
           [o](double v) { o->tau = v; },
@@ -282,10 +285,7 @@ const bool registered = dpx::cli::register_command(
           "--seed",
           [o](std::uint64_t s) { o->seed = s; },
           "Fixed seed (reproducible noise, for experiments only; default: OS randomness)");
-      return [o]() -> int {
-        if (!o->local && o->delta == -1) fail("--delta is required (central model)");
-        return run_mean(*o);
-      };
+      return [o]() -> int { return run_mean(*o); };
     });
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 #include <vector>
 
 #include "dpx/core/error.hpp"
@@ -245,6 +246,17 @@ TEST(Local, BinsBudgetAndRecomputedEstimate) {
       if (freq[i] > freq[best]) best = i;
     const double m = 2.0 * (static_cast<double>(best) - 5);
     EXPECT_EQ(r.midpoint, m);
+    // Diagnostics: occupied_bins counts the bins holding ≥ 1 user (here 4–6 of the 11: the data
+    // span ≈ [−1.5, 5.5]); RR reports on all 11 bins (released_bins).
+    std::set<std::int64_t> occ;
+    for (auto k : keys)
+      if (k >= 0) occ.insert(k);
+    EXPECT_EQ(r.diag.occupied_bins, occ.size());
+    EXPECT_LT(r.diag.occupied_bins, 11u);
+    EXPECT_EQ(r.diag.released_bins, 11u);
+    std::size_t clipped = 0;
+    for (double v : x) clipped += (v < m - 3 || v > m + 3);
+    EXPECT_DOUBLE_EQ(r.diag.clipped_fraction, static_cast<double>(clipped) / n);
     std::vector<double> noise(n);
     mechanisms::laplace::from_scale(6.0).fill(noise, g2);
     long double s = 0;

@@ -7,7 +7,11 @@
 //  * the default CoinPress inflation is sqrt(1/n) + 1/(2n) (checked via an explicit c_n run
 //    drawing the same values);
 //  * the plug-in CI half-width is z_{1−α/4} sqrt(κσ̂²/n) + b ln(2/α);
-//  * validation of the bounds, γ and ε.
+//  * validation of the bounds, γ and ε;
+//  * the result carries the interval used (bisection: the last coverage window [m̂ ± √(2σ²)];
+//    CoinPress: the last clipping window [m̂ ± βσ], β = sqrt(1 + 2 sqrt(ln(1/γ)) + 2 ln(1/γ)))
+//    and diagnostics: clipped_fraction recounted by brute force; failed when the first coverage
+//    test at the public σ_max² fails (bisection) or σ̂² = 0 (CoinPress).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -91,6 +95,75 @@ TEST(PluginVariance, CoinPressDefaultInflation) {
   EXPECT_EQ(a.iterations, o.iterations());
   EXPECT_EQ(a.ledger.size(), 2 * o.iterations());
   EXPECT_NEAR(a.variance, 4.0, 0.8);
+}
+
+double outside_fraction(const std::vector<double>& x, const interval& r) {
+  std::size_t c = 0;
+  for (double v : x) c += (v < r.lo || v > r.hi);
+  return static_cast<double>(c) / static_cast<double>(x.size());
+}
+
+TEST(PluginVariance, ResultCarriesIntervalAndDiagnostics) {
+  const auto x = normal_data(4000, 100.0, 1.0, 92);
+  variance_options o;
+  o.midpoint = 0.0;
+  o.variance_min = 0.1;
+  o.variance_max = 1e4;
+  auto g = rng::stream(9, 9, 11, rng::purpose::noise);
+  const auto b = variance_bisection(x, o, g);
+  ASSERT_LT(b.iterations, o.iterations());  // stopped on a failed coverage at σ² = b.variance
+  EXPECT_FALSE(b.diag.failed);
+  EXPECT_NEAR(b.range.lo, b.midpoint - std::sqrt(2.0 * b.variance), 1e-12);
+  EXPECT_NEAR(b.range.hi, b.midpoint + std::sqrt(2.0 * b.variance), 1e-12);
+  // It failed coverage 1 − γ = 0.8 there: (noisy) more than 20% of the data lie outside.
+  EXPECT_NEAR(b.diag.clipped_fraction, outside_fraction(x, b.range), 1e-15);
+  EXPECT_GT(b.diag.clipped_fraction, 0.1);
+  EXPECT_EQ(b.diag.occupied_bins, 0u);
+
+  // Public inputs that do not fit the data: m̂₀ = 10⁶ with σ_max² = 1 — no window ever covers.
+  variance_options far = o;
+  far.midpoint = 1e6;
+  far.variance_max = 1.0;
+  far.variance_min = 0.01;
+  const auto f = variance_bisection(x, far, g);
+  EXPECT_TRUE(f.diag.failed);
+  EXPECT_EQ(f.iterations, 1u);
+  EXPECT_EQ(f.variance, 1.0);
+  EXPECT_DOUBLE_EQ(f.range.lo, 1e6 - std::sqrt(2.0));
+  EXPECT_DOUBLE_EQ(f.diag.clipped_fraction, 1.0);
+
+  // CoinPress: the window is centred on the final m̂ with half-width βσ_last, and σ̂² = z σ_last²
+  // with z the noisy clipped second moment (β = 2.599259 for γ = 0.2). At the fixed point
+  // σ_last² = 0.983σ²/(1 − c_n) (E min(Z², β²) = 0.983), so z ≈ 1 − c_n ≈ 0.995; with n = 40 000
+  // its Laplace scale is 2β²·34/n = 0.0115 and its sampling sd 0.007, so |z − 1| < 0.3 fails
+  // with probability < 1e-10.
+  const double beta = std::sqrt(1.0 + 2.0 * std::sqrt(std::log(5.0)) + 2.0 * std::log(5.0));
+  EXPECT_NEAR(beta, 2.599259, 1e-6);
+  const auto x40 = normal_data(40000, 100.0, 1.0, 93);
+  const auto c = adaptive_coinpress(x40, o, g);
+  EXPECT_NEAR(c.range.midpoint(), c.midpoint, 1e-9);
+  const double s_last = 0.5 * c.range.length() / beta;
+  EXPECT_GT(c.variance / (s_last * s_last), 0.7);
+  EXPECT_LT(c.variance / (s_last * s_last), 1.3);
+  EXPECT_NEAR(c.diag.clipped_fraction, outside_fraction(x40, c.range), 1e-15);
+  EXPECT_LT(c.diag.clipped_fraction, 0.05);  // P(|Z| > 2.6) ≈ 0.0093 (binomial sd 0.0005)
+  EXPECT_FALSE(c.diag.failed);
+
+  // failed ⇔ σ̂² = 0: at a tiny ε the last noisy second moment is clamped to 0 about half the
+  // time (its Laplace scale 2β²/(nε′) ≈ 5·10⁴ dwarfs the moment), so 40 seeds show both cases
+  // (probability that one is missing: 2·2^−40).
+  variance_options tiny = o;
+  tiny.epsilon = 0.01;
+  const std::vector<double> small(x.begin(), x.begin() + 10);
+  std::size_t failures = 0;
+  for (std::uint64_t s = 0; s < 40; ++s) {
+    auto gs = rng::stream(9, 10, s, rng::purpose::noise);
+    const auto t = adaptive_coinpress(small, tiny, gs);
+    EXPECT_EQ(t.diag.failed, t.variance == 0.0) << s;
+    failures += t.diag.failed;
+  }
+  EXPECT_GT(failures, 0u);
+  EXPECT_LT(failures, 40u);
 }
 
 TEST(PluginVariance, ConfidenceIntervalHalfWidth) {

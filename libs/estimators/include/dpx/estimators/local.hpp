@@ -62,6 +62,7 @@ struct local_projection_result {
   std::int64_t selected_bin = 0;    ///< k̂ ∈ [−K, K] (argmax of the debiased frequencies)
   std::vector<double> frequencies;  ///< debiased p̃_k, k = −K..K (private)
   std::size_t outside = 0;          ///< users outside every bin (NOT private)
+  std::size_t occupied = 0;         ///< bins among the 2K + 1 holding ≥ 1 user (NOT private)
 };
 
 namespace detail {
@@ -81,7 +82,17 @@ local_projection_result local_projection_core(
   std::size_t best = 0;
   for (std::size_t i = 1; i < r.frequencies.size(); ++i)
     if (r.frequencies[i] > r.frequencies[best]) best = i;  // ties: smallest k
-  for (auto k : keys) r.outside += (k < 0);
+  // Raw-data diagnostics (never released): users outside [−(2K+1)h, (2K+1)h] and the bins that
+  // hold at least one user — the RR histogram itself reports on all 2K + 1 bins.
+  std::vector<char> hit(r.frequencies.size(), 0);
+  for (auto k : keys) {
+    if (k < 0) {
+      ++r.outside;
+    } else if (!hit[static_cast<std::size_t>(k)]) {
+      hit[static_cast<std::size_t>(k)] = 1;
+      ++r.occupied;
+    }
+  }
   r.selected_bin = static_cast<std::int64_t>(best) - K;
   r.midpoint = width * static_cast<double>(r.selected_bin);
   r.range = {r.midpoint - rule.radius, r.midpoint + rule.radius};
@@ -111,9 +122,9 @@ mean_result local_core(std::span<const double> x,
   r.range = p.range;
   r.midpoint = p.midpoint;
   r.n = x.size();
-  r.noise_scale = lap.scale();  // per user; the average has variance 2 b²/n
-  r.diag.occupied_bins = p.frequencies.size();
-  r.diag.released_bins = p.frequencies.size();
+  r.noise_scale = lap.scale();                  // per user; the average has variance 2 b²/n
+  r.diag.occupied_bins = p.occupied;            // bins holding ≥ 1 user (NOT private)
+  r.diag.released_bins = p.frequencies.size();  // RR reports every one of the 2K + 1 bins
   r.diag.clipped_fraction = static_cast<double>(c.clipped) / n;
   r.diag.failed = false;  // Algorithm 9 has no failure branch
   r.ledger.push_back({"rr_histogram", eh, 0.0, core::pure_dp_event{eh}});

@@ -69,8 +69,18 @@ struct variance_result {
   double variance = 0.0;       ///< the private σ̂²
   double midpoint = 0.0;       ///< the last refined (private) midpoint m̂
   std::size_t iterations = 0;  ///< iterations actually run (≤ N_iter)
-  coordinate_budget budget;    ///< per-mechanism ε′ and the composition used (2 N_iter releases)
-  privacy_spent privacy;       ///< (ε, 0) or (ε, ρ_c), item level, central
+  /// The window of the LAST release that touched the data: bisection, the last coverage window
+  /// [m̂ ± √2σ]; CoinPress, the last clipping window [m̂ ± βσ] of RefineVariance. Public
+  /// function of private outputs and public inputs (safe to publish).
+  interval range;
+  /// No histogram here: occupied_bins = released_bins = 0. clipped_fraction = fraction of x
+  /// outside `range` (NOT private). failed (private, post-processing): bisection — the very
+  /// first coverage test, at the public σ_max² and m̂₀, failed, so σ̂² = σ_max² carries no
+  /// information (the public bounds or m̂₀ do not fit the data); CoinPress — the last noisy
+  /// second moment was clamped to 0, so σ̂² = 0.
+  diagnostics diag;
+  coordinate_budget budget;  ///< per-mechanism ε′ and the composition used (2 N_iter releases)
+  privacy_spent privacy;     ///< (ε, 0) or (ε, ρ_c), item level, central
   std::vector<ledger_entry> ledger;  ///< the releases actually made, in order
 };
 
@@ -111,15 +121,23 @@ variance_result variance_bisection(std::span<const double> x, const variance_opt
   const auto cov_noise = mechanisms::laplace::calibrate(e, 2.0 / n);
   double v = o.variance_max, m = o.midpoint, last_pass = o.variance_max;
   const std::size_t iters = o.iterations();
+  bool passed_any = false;
+  double last_m = m, last_w = 0.0;
   for (std::size_t t = 0; t < iters; ++t) {
     ++r.iterations;
-    const double c = detail::coverage_fraction(x, m, std::sqrt(2.0 * v)) + cov_noise.sample(g);
+    last_m = m;
+    last_w = std::sqrt(2.0 * v);
+    r.range = {m - last_w, m + last_w};
+    const double c = detail::coverage_fraction(x, m, last_w) + cov_noise.sample(g);
     r.ledger.push_back({"coverage", e, 0.0, cov_noise.event()});
     if (c < 1.0 - o.gamma) break;
+    passed_any = true;
     last_pass = v;
     m = detail::refine_midpoint(x, e, std::sqrt(v), m, g, r.ledger);
     v *= 0.5;
   }
+  r.diag.clipped_fraction = 1.0 - detail::coverage_fraction(x, last_m, last_w);
+  r.diag.failed = !passed_any;
   r.variance = o.returns == bisection_return::literal ? v : last_pass;
   r.midpoint = m;
   r.privacy = {r.budget.total_epsilon,
@@ -145,15 +163,21 @@ variance_result adaptive_coinpress(std::span<const double> x, const variance_opt
   const double cn = o.inflation >= 0.0 ? o.inflation : std::sqrt(1.0 / n) + 0.5 / n;
   const auto z_noise = mechanisms::laplace::calibrate(e, 2.0 * beta * beta / n);
   double s = std::sqrt(o.variance_max), m = o.midpoint, var = o.variance_max;
+  double last_m = m, last_w = 0.0;
   for (std::size_t t = 0; t < o.iterations(); ++t) {
     ++r.iterations;
     m = detail::refine_midpoint(x, e, s, m, g, r.ledger);
+    last_m = m;
+    last_w = beta * s;
+    r.range = {m - last_w, m + last_w};
     const double z =
         std::max(0.0, detail::clipped_second_moment(x, m, s, beta) + z_noise.sample(g));
     r.ledger.push_back({"refine_variance", e, 0.0, z_noise.event()});
     var = z * s * s;
+    r.diag.failed = z == 0.0;
     s *= std::sqrt(z + cn);
   }
+  r.diag.clipped_fraction = 1.0 - detail::coverage_fraction(x, last_m, last_w);
   r.variance = var;
   r.midpoint = m;
   r.privacy = {r.budget.total_epsilon,

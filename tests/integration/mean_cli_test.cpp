@@ -1,0 +1,404 @@
+// `dpx mean` end to end (the real executable, fork/exec; apps/dpx/cmd_mean.cpp, issue 7):
+// - the JSON output has exactly the keys {"estimate", "interval", "epsilon", "delta", "level",
+//   "model", "failed", "n"}, with the privacy actually spent (central item level, user level with
+//   --user-column, local with --local --bound);
+// - the released interval is the paper rule's [2τk̂ ± 3τ] around the data's bin, and the estimate
+//   is within a Laplace tail bound of the sample mean (probability of a false failure ≤ 1e-6 per
+//   check, fixed seeds);
+// - bad input (missing column, non-numeric cell with its line, NaN, ε ≤ 0, δ ∉ (0, 1), users
+//   with different row counts under --variance-bound, --local without --bound) exits 2 with
+//   exactly one line on stderr naming the problem; `--delta -1` reports the range, not
+//   "required";
+// - δ ≥ 1/n prints a warning on stderr and still releases.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct outcome {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class MeanCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("dpx_mean_cli_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path write(const std::string& name, const std::string& text) const {
+    const fs::path p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+
+  /// Runs `dpx mean <args>` and returns its exit status, stdout and stderr.
+  outcome run(const std::vector<std::string>& args) const {
+    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    const pid_t pid = fork();
+    if (pid == 0) {
+      const int fo = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      const int fe = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fo < 0 || fe < 0) _exit(127);
+      dup2(fo, STDOUT_FILENO);
+      dup2(fe, STDERR_FILENO);
+      std::vector<char*> argv{const_cast<char*>(DPX_EXE), const_cast<char*>("mean")};
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(DPX_EXE, argv.data());
+      _exit(127);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    outcome o;
+    o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    o.out = slurp(out);
+    o.err = slurp(err);
+    return o;
+  }
+
+  fs::path dir_;
+};
+
+/// n rows "id,x,label" with x = centre + a deterministic spread in [−0.5, 0.5] (mean = centre
+/// exactly: the offsets are symmetric), `per_user` rows per user id.
+std::string panel_csv(std::size_t n, double centre, std::size_t per_user) {
+  std::ostringstream s;
+  s << "id,x,label\n";
+  for (std::size_t i = 0; i < n; ++i) {
+    const double off = (i % 2 == 0 ? 1.0 : -1.0) * 0.5 * static_cast<double>((i / 2) % 5) / 4.0;
+    s << "u" << i / per_user << "," << centre + off << ",\"a, b\"\n";
+  }
+  return s.str();
+}
+
+const std::set<std::string> expected_keys = {
+    "estimate", "interval", "epsilon", "delta", "level", "model", "failed", "n"};
+
+std::set<std::string> keys_of(const nlohmann::json& j) {
+  std::set<std::string> k;
+  for (auto it = j.begin(); it != j.end(); ++it) k.insert(it.key());
+  return k;
+}
+
+/// Exactly one line on stderr (one '\n', at the end) that contains every needle.
+void expect_one_line_error(const outcome& o, const std::vector<std::string>& needles) {
+  EXPECT_EQ(o.status, 2) << o.err;
+  EXPECT_TRUE(o.out.empty()) << o.out;
+  ASSERT_FALSE(o.err.empty());
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  EXPECT_EQ(o.err.back(), '\n');
+  for (const auto& s : needles) EXPECT_NE(o.err.find(s), std::string::npos) << s << " | " << o.err;
+}
+
+TEST_F(MeanCli, CentralItemLevelJson) {
+  // 200 rows around 5 with τ = 3: bins (6k − 3, 6k + 3], the data sit in k = 1 (centre 6), so the
+  // paper rule releases Î = [6 − 9, 6 + 9]; nothing is clipped and the estimate is the mean 5
+  // plus Lap(4κ/(nε)) = Lap(4·9/200) — |ξ| > 14 b has probability e^{−14} < 1e-6.
+  const auto csv = write("d.csv", panel_csv(200, 5.0, 1));
+  const outcome o = run({"--input",
+                         csv.string(),
+                         "--column",
+                         "x",
+                         "--epsilon",
+                         "1",
+                         "--delta",
+                         "1e-6",
+                         "--tau",
+                         "3",
+                         "--seed",
+                         "7"});
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_TRUE(o.err.empty()) << o.err;
+  EXPECT_EQ(std::count(o.out.begin(), o.out.end(), '\n'), 1);
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(keys_of(j), expected_keys);
+  EXPECT_EQ(j["level"], "item");
+  EXPECT_EQ(j["model"], "central");
+  EXPECT_EQ(j["failed"], false);
+  EXPECT_EQ(j["n"], 200);
+  EXPECT_DOUBLE_EQ(j["epsilon"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(j["delta"].get<double>(), 1e-6);
+  ASSERT_TRUE(j["interval"].is_array());
+  ASSERT_EQ(j["interval"].size(), 2u);
+  EXPECT_DOUBLE_EQ(j["interval"][0].get<double>(), -3.0);
+  EXPECT_DOUBLE_EQ(j["interval"][1].get<double>(), 15.0);
+  EXPECT_LT(std::abs(j["estimate"].get<double>() - 5.0), 14.0 * 4.0 * 9.0 / 200.0);
+  // Same seed, same release; another seed, another noise draw.
+  const outcome again = run({"--input",
+                             csv.string(),
+                             "--column",
+                             "x",
+                             "--epsilon",
+                             "1",
+                             "--delta",
+                             "1e-6",
+                             "--tau",
+                             "3",
+                             "--seed",
+                             "7"});
+  EXPECT_EQ(again.out, o.out);
+  const outcome other = run({"--input",
+                             csv.string(),
+                             "--column",
+                             "x",
+                             "--epsilon",
+                             "1",
+                             "--delta",
+                             "1e-6",
+                             "--tau",
+                             "3",
+                             "--seed",
+                             "8"});
+  ASSERT_EQ(other.status, 0) << other.err;
+  EXPECT_NE(nlohmann::json::parse(other.out)["estimate"], j["estimate"]);
+}
+
+TEST_F(MeanCli, UserLevelGroupsRowsByUser) {
+  // 300 rows, 3 per user: n = 100 users, user-level privacy. With --variance-bound V = 1 and
+  // T = 3, τ = sqrt(2 ln(2·100/0.1)/3) = 2.2537 (S1 Lemma 5.2), so the interval has length 6τ.
+  const auto csv = write("p.csv", panel_csv(300, 5.0, 3));
+  const outcome o = run({"--input",
+                         csv.string(),
+                         "--column",
+                         "x",
+                         "--user-column",
+                         "id",
+                         "--epsilon",
+                         "1",
+                         "--delta",
+                         "1e-6",
+                         "--variance-bound",
+                         "1",
+                         "--seed",
+                         "3"});
+  ASSERT_EQ(o.status, 0) << o.err;
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(keys_of(j), expected_keys);
+  EXPECT_EQ(j["level"], "user");
+  EXPECT_EQ(j["model"], "central");
+  EXPECT_EQ(j["n"], 100);
+  EXPECT_DOUBLE_EQ(j["epsilon"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(j["delta"].get<double>(), 1e-6);
+  const double tau = std::sqrt(2.0 * std::log(2.0 * 100 / 0.1) / 3.0);
+  EXPECT_NEAR(j["interval"][1].get<double>() - j["interval"][0].get<double>(), 6.0 * tau, 1e-9);
+
+  // One user with an extra row: rejected under --variance-bound (T must be common) ...
+  const auto uneven = write("u.csv", panel_csv(300, 5.0, 3) + "u0,5.0,x\n");
+  const outcome bad = run({"--input",
+                           uneven.string(),
+                           "--column",
+                           "x",
+                           "--user-column",
+                           "id",
+                           "--epsilon",
+                           "1",
+                           "--delta",
+                           "1e-6",
+                           "--variance-bound",
+                           "1"});
+  expect_one_line_error(bad, {"different numbers of rows", "3 to 4", "--tau"});
+  // ... and accepted with a public --tau (each user contributes one average).
+  const outcome ok = run({"--input",
+                          uneven.string(),
+                          "--column",
+                          "x",
+                          "--user-column",
+                          "id",
+                          "--epsilon",
+                          "1",
+                          "--delta",
+                          "1e-6",
+                          "--tau",
+                          "2",
+                          "--seed",
+                          "3"});
+  ASSERT_EQ(ok.status, 0) << ok.err;
+  EXPECT_EQ(nlohmann::json::parse(ok.out)["n"], 100);
+}
+
+TEST_F(MeanCli, LocalModel) {
+  const auto csv = write("d.csv", panel_csv(400, 1.0, 1));
+  const outcome o = run({"--input",
+                         csv.string(),
+                         "--column",
+                         "x",
+                         "--epsilon",
+                         "2",
+                         "--local",
+                         "--bound",
+                         "10",
+                         "--tau",
+                         "2",
+                         "--seed",
+                         "5"});
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_TRUE(o.err.empty()) << o.err;  // no δ warning: the local model spends δ = 0
+  const auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(keys_of(j), expected_keys);
+  EXPECT_EQ(j["model"], "local");
+  EXPECT_EQ(j["level"], "item");
+  EXPECT_EQ(j["n"], 400);
+  EXPECT_DOUBLE_EQ(j["epsilon"].get<double>(), 2.0);  // ε/2 histogram stage + ε/2 values
+  EXPECT_DOUBLE_EQ(j["delta"].get<double>(), 0.0);
+  EXPECT_EQ(j["failed"], false);  // Algorithm 9 has no failure branch
+  EXPECT_NEAR(j["interval"][1].get<double>() - j["interval"][0].get<double>(), 12.0, 1e-12);
+
+  const outcome user = run({"--input",
+                            csv.string(),
+                            "--column",
+                            "x",
+                            "--user-column",
+                            "id",
+                            "--epsilon",
+                            "2",
+                            "--local",
+                            "--bound",
+                            "10",
+                            "--tau",
+                            "2"});
+  ASSERT_EQ(user.status, 0) << user.err;
+  const auto ju = nlohmann::json::parse(user.out);
+  EXPECT_EQ(ju["model"], "local");
+  EXPECT_EQ(ju["level"], "user");
+
+  expect_one_line_error(
+      run({"--input", csv.string(), "--column", "x", "--epsilon", "2", "--local", "--tau", "2"}),
+      {"--local needs --bound"});
+}
+
+TEST_F(MeanCli, BadInputExitsTwoWithOneLine) {
+  const auto good = write("g.csv", "x,y\n1,2\n3,4\n5,6\n");
+  const std::vector<std::string> base = {"--input", good.string(), "--epsilon", "1", "--tau", "1"};
+  auto with = [&](std::vector<std::string> extra, std::vector<std::string> args) {
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  // Missing column: names it and lists the columns.
+  expect_one_line_error(run(with({"--column", "z", "--delta", "1e-6"}, base)),
+                        {"--column 'z'", "columns: x, y"});
+  // Non-numeric cell: its line (header = line 1).
+  const auto text = write("t.csv", "x\n1\n2\nabc\n4\n");
+  expect_one_line_error(run({"--input",
+                             text.string(),
+                             "--column",
+                             "x",
+                             "--epsilon",
+                             "1",
+                             "--delta",
+                             "1e-6",
+                             "--tau",
+                             "1"}),
+                        {"line 4", "'abc'", "not a number"});
+  // NaN cell (and inf): not finite, with the line.
+  const auto nan = write("n.csv", "x\n1\nnan\n");
+  expect_one_line_error(run({"--input",
+                             nan.string(),
+                             "--column",
+                             "x",
+                             "--epsilon",
+                             "1",
+                             "--delta",
+                             "1e-6",
+                             "--tau",
+                             "1"}),
+                        {"line 3", "not finite"});
+  const auto inf = write("i.csv", "x\n1\n2\n-inf\n");
+  expect_one_line_error(run({"--input",
+                             inf.string(),
+                             "--column",
+                             "x",
+                             "--epsilon",
+                             "1",
+                             "--delta",
+                             "1e-6",
+                             "--tau",
+                             "1"}),
+                        {"line 4", "not finite"});
+  // ε ≤ 0.
+  for (const char* e : {"0", "-1"})
+    expect_one_line_error(run({"--input",
+                               good.string(),
+                               "--column",
+                               "x",
+                               "--epsilon",
+                               e,
+                               "--delta",
+                               "1e-6",
+                               "--tau",
+                               "1"}),
+                          {"--epsilon", "> 0"});
+  // δ ∉ (0, 1), including −1 (once the internal "unset" sentinel, reported as "required").
+  for (const char* d : {"0", "1", "1.5", "-1", "-0.5"}) {
+    const outcome o = run(with({"--column", "x", "--delta", d}, base));
+    expect_one_line_error(o, {"--delta", "(0, 1)"});
+    EXPECT_EQ(o.err.find("required"), std::string::npos) << o.err;
+  }
+  // δ missing in the central model.
+  expect_one_line_error(run(with({"--column", "x"}, base)), {"--delta is required"});
+}
+
+TEST_F(MeanCli, DeltaAtLeastOneOverNWarns) {
+  // n = 3 rows and δ = 0.5 ≥ 1/3: released, with a warning on stderr.
+  const auto csv = write("g.csv", "x\n1\n2\n3\n");
+  const outcome o = run({"--input",
+                         csv.string(),
+                         "--column",
+                         "x",
+                         "--epsilon",
+                         "1",
+                         "--delta",
+                         "0.5",
+                         "--tau",
+                         "1",
+                         "--seed",
+                         "1"});
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.err.find("warning"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("1/n"), std::string::npos) << o.err;
+  EXPECT_EQ(keys_of(nlohmann::json::parse(o.out)), expected_keys);
+  // δ < 1/n: no warning.
+  const outcome quiet = run({"--input",
+                             csv.string(),
+                             "--column",
+                             "x",
+                             "--epsilon",
+                             "1",
+                             "--delta",
+                             "0.1",
+                             "--tau",
+                             "1",
+                             "--seed",
+                             "1"});
+  ASSERT_EQ(quiet.status, 0) << quiet.err;
+  EXPECT_TRUE(quiet.err.empty()) << quiet.err;
+}
+
+}  // namespace
