@@ -10,6 +10,11 @@
 // --broken halves the noise (b, sigma; randomized response: runs at 2 epsilon) while claiming
 // the original guarantee, to show the auditor's power. Without --seed the trials use
 // rng::os_seeded_philox(); with it rng::stream(S, 0, 0, purpose::audit).
+// --delta is the delta of the Gaussian mechanisms' (epsilon, delta) claim. It is refused for
+// the pure-DP mechanisms (laplace, discrete_laplace, randomized_response): their claim is
+// epsilon-DP, i.e. delta = 0, and an audit against (epsilon, delta > 0) could only report a
+// smaller bound (log((1 - delta - FNR)/FPR) decreases in delta) without testing anything more,
+// so accepting it would silently weaken the audit.
 #include <cstdint>
 #include <iostream>
 #include <memory>
@@ -60,7 +65,11 @@ int run(const audit_cli_options& o) {
     core::throw_invalid(
         kFn, "--noise-multiplier", *o.noise_multiplier, "is not a parameter of --mechanism " + m);
   if (o.delta && !gauss_mech)
-    core::throw_invalid(kFn, "--delta", *o.delta, "is not a parameter of --mechanism " + m);
+    core::throw_invalid(kFn,
+                        "--delta",
+                        *o.delta,
+                        "applies to gaussian and discrete_gaussian only: " + m +
+                            " is pure DP (its claim has delta = 0)");
   if (o.scale && o.epsilon)
     core::throw_invalid(kFn, "--scale", *o.scale, "cannot be combined with --epsilon");
   if (o.noise_multiplier && o.epsilon)
@@ -141,7 +150,11 @@ const bool registered = dpx::cli::register_command(
                      "sigma / sensitivity (gaussian, discrete_gaussian)");
       sub.add_option("--epsilon", o->epsilon, "claimed epsilon (calibrates the mechanism)");
       sub.add_option("--sensitivity", o->sensitivity, "sensitivity (default 1)");
-      sub.add_option("--delta", o->delta, "delta of the claim (gaussian mechanisms; 1e-5)");
+      sub.add_option("--delta",
+                     o->delta,
+                     "delta of the (epsilon, delta) claim, gaussian and discrete_gaussian only "
+                     "(default 1e-5); refused for the pure-DP mechanisms, whose claim has "
+                     "delta = 0 (a delta > 0 could only lower the bound)");
       sub.add_option("--trials", o->trials, "trials per input (default 100000)");
       sub.add_option("--confidence", o->confidence, "confidence of the bound (default 0.95)");
       sub.add_option("--categories", o->categories, "randomized_response: k (default 2)");

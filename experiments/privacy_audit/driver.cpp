@@ -2,17 +2,21 @@
 //
 // target: a mechanism / estimator audit of audit::mechanism_names() (laplace, gaussian,
 // discrete_laplace, discrete_gaussian, randomized_response, stable_histogram, local_histogram,
-// laplace_mironov, float_safe_laplace_mironov, winsorized_mean) or a solver canary audit of
-// audit::solver_names() (istdp_as_published, istdp_strict, noisy_pgd, dp_sgd).
-// Each replication runs `trials` trials per side of the target's worst-case neighbouring pair,
-// chooses a threshold test on half of them and bounds its error rates on the other half with
-// Clopper–Pearson at `confidence` (auditor.hpp). `broken` halves the noise (b, sigma; randomized
-// response and histograms: 2 eps) while claiming the original guarantee (mechanisms only).
-// design (solvers): the canary pair, "sign" or "curvature" (audits.hpp).
+// laplace_mironov, float_safe_laplace_mironov, exponential_mechanism, permute_and_flip,
+// winsorized_mean, kv_mean, local_mean) or a solver
+// canary audit of audit::solver_names() (istdp_as_published, istdp_strict, noisy_pgd, dp_sgd). Each
+// replication runs `trials` trials per side of the target's worst-case neighbouring pair, chooses a
+// threshold test on half of them and bounds its error rates on the other half with Clopper–Pearson
+// at `confidence` (auditor.hpp). `broken` halves the noise (b, sigma; randomized response and
+// histograms: 2 eps; estimators: the mean stage's noise) while claiming the original guarantee
+// (mechanisms and estimators only). design (solvers): the canary pair, "sign" or "curvature"
+// (audits.hpp).
 //
 // Metrics (per replication):
 //   epsilon_lower_bound  the audit's bound (>= 0)
-//   claimed_epsilon      the guarantee claimed for the (unbroken) target at delta
+//   claimed_epsilon      the guarantee claimed for the (unbroken) target on the audited pair
+//                        (the estimators: the mean stage's share, audits.hpp)
+//   total_epsilon        the target's overall epsilon (= claimed_epsilon except estimators)
 //   bound_ratio          epsilon_lower_bound / claimed_epsilon (> 1 = violation caught)
 //   violation            1 if epsilon_lower_bound > claimed_epsilon, else 0
 //   fpr_upper, fnr_upper the two Clopper–Pearson upper bounds (each at 1 - alpha/2)
@@ -72,6 +76,7 @@ metrics run(const cell_context& ctx) {
   }
   return {{"epsilon_lower_bound", r.audit.epsilon_lower_bound},
           {"claimed_epsilon", r.claimed_epsilon},
+          {"total_epsilon", r.total_epsilon},
           {"bound_ratio", r.audit.epsilon_lower_bound / r.claimed_epsilon},
           {"violation", r.violation ? 1.0 : 0.0},
           {"fpr_upper", r.audit.fpr_upper},
@@ -81,7 +86,7 @@ metrics run(const cell_context& ctx) {
 harness::driver make_driver() {
   harness::driver d;
   d.name = "privacy_audit";
-  d.version = "1";
+  d.version = "2";  // 2: estimator claims are the mean stage's share; kv_mean, local_mean
   d.description =
       "Empirical lower bound on epsilon (dpx::audit) for a mechanism, estimator or private "
       "solver on its worst-case neighbouring pair";
@@ -93,7 +98,7 @@ harness::driver make_driver() {
        "delta of the claim (Gaussian mechanisms, histograms, solvers)",
        harness::param_value{1e-5}},
       {"broken",
-       "halve the noise while claiming the original guarantee (mechanisms)",
+       "halve the noise while claiming the original guarantee (mechanisms, estimators)",
        harness::param_value{false}},
       {"confidence", "confidence of the lower bound, in (0, 1)", harness::param_value{0.95}},
       {"iterations", "solver iterations T (solver targets)", harness::param_value{std::int64_t{5}}},
@@ -104,6 +109,7 @@ harness::driver make_driver() {
   d.data_keys = {};
   d.metric_names = {"epsilon_lower_bound",
                     "claimed_epsilon",
+                    "total_epsilon",
                     "bound_ratio",
                     "violation",
                     "fpr_upper",

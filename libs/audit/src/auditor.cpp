@@ -152,19 +152,35 @@ audit_result audit_samples(const std::vector<std::vector<double>>& s0,
   const std::size_t n_eval = n - n_sel;
   const double alpha = 1 - options.confidence;
 
-  // 1. Choose (statistic, threshold, side) on the selection split.
+  // 1. Choose (statistic, threshold, side) on the selection split. Every candidate test is
+  // scored by its Clopper–Pearson bound at the SIMULTANEOUS (Bonferroni) level alpha / m, m the
+  // number of candidate tests: the winner's score is then a lower bound that holds for all
+  // candidates at once, instead of the best of m optimistic bounds. Scoring at alpha alone
+  // favours tail thresholds whose few selection counts happen to look extreme and then fail on
+  // the evaluation split (with 256 thresholds, about 5 % of Laplace audits at 2 x 10^4 trials
+  // fell below 0.6 eps; at alpha / m the worst of 200 was 0.81 eps). Only which test is chosen
+  // depends on this; the reported bound comes from the evaluation split alone.
+  std::vector<std::vector<double>> sel0(s0.size()), sel1(s0.size()), cands(s0.size());
+  std::size_t m = 0;
+  for (std::size_t j = 0; j < s0.size(); ++j) {
+    sel0[j].assign(s0[j].begin(), s0[j].begin() + static_cast<std::ptrdiff_t>(n_sel));
+    sel1[j].assign(s1[j].begin(), s1[j].begin() + static_cast<std::ptrdiff_t>(n_sel));
+    std::sort(sel0[j].begin(), sel0[j].end());
+    std::sort(sel1[j].begin(), sel1[j].end());
+    cands[j] = thresholds_of(sel0[j], sel1[j], options.max_thresholds);
+    m += 2 * cands[j].size();
+  }
+  const double alpha_sel = alpha / static_cast<double>(m);
   candidate best;
   for (std::size_t j = 0; j < s0.size(); ++j) {
-    std::vector<double> a(s0[j].begin(), s0[j].begin() + static_cast<std::ptrdiff_t>(n_sel));
-    std::vector<double> b(s1[j].begin(), s1[j].begin() + static_cast<std::ptrdiff_t>(n_sel));
-    std::sort(a.begin(), a.end());
-    std::sort(b.begin(), b.end());
-    for (double t : thresholds_of(a, b, options.max_thresholds)) {
+    const auto& a = sel0[j];
+    const auto& b = sel1[j];
+    for (double t : cands[j]) {
       for (test_side side : {test_side::greater_equal, test_side::less_equal}) {
         const std::size_t in0 = side == test_side::greater_equal ? count_ge(a, t) : count_le(a, t);
         const std::size_t in1 = side == test_side::greater_equal ? count_ge(b, t) : count_le(b, t);
         const double score = bound_from_counts(
-            in0, n_sel, n_sel - in1, n_sel, alpha, options.delta, nullptr, nullptr);
+            in0, n_sel, n_sel - in1, n_sel, alpha_sel, options.delta, nullptr, nullptr);
         if (score > best.score) best = {j, t, side, score};
       }
     }

@@ -10,6 +10,7 @@
 #include "dpx/accounting/rdp.hpp"
 #include "dpx/core/error.hpp"
 #include "dpx/estimators/central.hpp"
+#include "dpx/estimators/local.hpp"
 #include "dpx/losses/losses.hpp"
 #include "dpx/prox/prox.hpp"
 #include "dpx/solvers/dp_sgd.hpp"
@@ -47,13 +48,15 @@ named_audit_result finish(sample_pair p,
                           double claimed_epsilon,
                           double claimed_delta,
                           std::string guarantee,
-                          const audit_options& options) {
+                          const audit_options& options,
+                          double total_epsilon = -1) {
   audit_options o = options;
   o.delta = claimed_delta;
   named_audit_result r;
   r.audit = audit_samples(p.s0, p.s1, o);
   r.claimed_epsilon = claimed_epsilon;
   r.claimed_delta = claimed_delta;
+  r.total_epsilon = total_epsilon < 0 ? claimed_epsilon : total_epsilon;
   r.violation = r.audit.epsilon_lower_bound > claimed_epsilon;
   r.pair = p.pair;
   r.statistic = p.statistics.at(r.audit.statistic);
@@ -77,7 +80,11 @@ std::vector<std::string> mechanism_names() {
           "local_histogram",
           "laplace_mironov",
           "float_safe_laplace_mironov",
-          "winsorized_mean"};
+          "exponential_mechanism",
+          "permute_and_flip",
+          "winsorized_mean",
+          "kv_mean",
+          "local_mean"};
 }
 
 void mechanism_audit_spec::validate() const {
@@ -91,6 +98,7 @@ void mechanism_audit_spec::validate() const {
   core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
   core::check_at_least(fn, "categories", categories, 2);
   core::check_at_least(fn, "bins", bins, 2);
+  core::check_at_least(fn, "candidates", candidates, 2);
   const int given = (epsilon ? 1 : 0) + (scale ? 1 : 0) + (noise_multiplier ? 1 : 0);
   if (given > 1)
     core::throw_invalid(
@@ -201,6 +209,19 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
                   eps_words(eps, spec.delta) + " (replace-one, n = " + std::to_string(n) + ")",
                   options);
   }
+  if (m == "exponential_mechanism" || m == "permute_and_flip") {
+    // General (non-monotone) utilities of sensitivity `sens`; best ratio of this pair
+    // (pairs.hpp): k / (1 + (k - 1) e^-eps) or e^eps (1 - (1 - e^-eps)^k).
+    const auto k = static_cast<std::size_t>(spec.candidates);
+    const std::string words = "epsilon-DP (" + m + ", k = " + std::to_string(k) +
+                              " candidates, utility sensitivity " + core::format_double(sens) + ")";
+    if (m == "exponential_mechanism") {
+      const auto run = mechanisms::exponential_mechanism::calibrate(eps * emult, sens);
+      return finish(selection_pair(run, sens, k, trials, g), eps, 0, words, options);
+    }
+    const auto run = mechanisms::permute_and_flip::calibrate(eps * emult, sens);
+    return finish(selection_pair(run, sens, k, trials, g), eps, 0, words, options);
+  }
   if (m == "laplace_mironov") {
     const auto lap = mechanisms::laplace::calibrate(eps, sens);
     return finish(mironov_pair(lap, trials, g),
@@ -213,17 +234,53 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
     const auto fs = mechanisms::float_safe_laplace::calibrate(eps, sens);
     return finish(mironov_pair(fs, trials, g), eps, 0, "epsilon-DP (float-safe Laplace)", options);
   }
-  // winsorized_mean
-  estimators::winsorized_mean_options o;
-  o.epsilon = eps * emult;
-  o.delta = spec.delta;
+  // Estimators: the pairs audit the mean stage's share eps_m = eps/2 (pairs.hpp). Central
+  // ones: (eps_m - ln(1 - delta/4), delta/4) on the pair, delta/4 being the probability that the
+  // lone record's bin is released by the stable histogram (the only way I^ can differ).
+  const double eps_m = 0.5 * eps;
+  const double central_claim = eps_m - std::log1p(-0.25 * spec.delta);
+  const std::string share = "; the pair audits the mean stage's share: (" +
+                            core::format_double(eps_m) + " - ln(1 - delta/4), delta/4)-DP";
+  if (m == "winsorized_mean") {
+    estimators::winsorized_mean_options o;
+    o.epsilon = eps;
+    o.delta = spec.delta;
+    o.rule = estimators::interval_rule::paper(1.0);
+    return finish(winsorized_mean_pair(o, spec.records, trials, g, spec.broken),
+                  central_claim,
+                  0.25 * spec.delta,
+                  eps_words(eps, spec.delta) + " (S1 Algorithm 4, tau = 1, n = " +
+                      std::to_string(spec.records) + ")" + share,
+                  options,
+                  eps);
+  }
+  if (m == "kv_mean") {
+    estimators::kv_mean_options o;
+    o.epsilon = eps;
+    o.delta = spec.delta;
+    o.sigma = 1.0;
+    o.beta = 0.1;
+    return finish(kv_mean_pair(o, spec.records, trials, g, spec.broken),
+                  central_claim,
+                  0.25 * spec.delta,
+                  eps_words(eps, spec.delta) + " (Karwa-Vadhan, known sigma = 1, beta = 0.1, n = " +
+                      std::to_string(spec.records) + ")" + share,
+                  options,
+                  eps);
+  }
+  // local_mean: the histogram stage is identical in law on the pair: exactly eps_m-LDP.
+  estimators::local_mean_options o;
+  o.epsilon = eps;
   o.rule = estimators::interval_rule::paper(1.0);
-  return finish(winsorized_mean_pair(o, spec.records, trials, g),
-                eps,
-                spec.delta,
-                eps_words(eps, spec.delta) +
-                    " (S1 Algorithm 4, tau = 1, n = " + std::to_string(spec.records) + ")",
-                options);
+  o.bound = 10.0;
+  return finish(local_mean_pair(o, trials, g, spec.broken),
+                eps_m,
+                0,
+                "epsilon-LDP (S1 Algorithm 8, tau = 1, B = 10, one user); the pair audits the "
+                "mean stage's share: " +
+                    core::format_double(eps_m) + "-LDP",
+                options,
+                eps);
 }
 
 // ------------------------------------------------------------------------------- solvers

@@ -28,7 +28,10 @@
 /// each side's trials), and the rates are counted on the remaining EVALUATION split only. The
 /// trials are i.i.d., so S is independent of the evaluation counts, which are then exact
 /// binomials: the Clopper–Pearson bounds hold for the chosen S without any correction for
-/// the search over thresholds.
+/// the search over thresholds. Each candidate is scored on the selection split by its bound at
+/// the simultaneous level alpha/m (m = number of candidate tests, Bonferroni), which stops the
+/// search from picking tail thresholds whose few selection counts look extreme by chance; this
+/// only affects which test is chosen (and so the power), never the validity.
 ///
 /// Guarantee of the output: for a mechanism that IS (eps, delta)-DP for the pair audited,
 /// P(epsilon_lower_bound > eps) <= alpha = 1 - confidence (over the trials' randomness).
@@ -112,8 +115,8 @@ struct audit_result {
   double fnr = 0;                             ///< false_negatives / evaluation_trials
   double fpr_upper = 1;                       ///< Clopper–Pearson upper bound at 1 - alpha/2
   double fnr_upper = 1;                       ///< Clopper–Pearson upper bound at 1 - alpha/2
-  /// The same bound computed on the selection split for the chosen test (optimistic: the test
-  /// was tuned on it; a diagnostic only).
+  /// The chosen test's selection score: its bound on the selection split with Clopper–Pearson
+  /// at the simultaneous level alpha/m over the m candidate tests (a diagnostic only).
   double selection_epsilon = 0;
 };
 

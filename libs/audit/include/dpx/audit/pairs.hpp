@@ -1,7 +1,9 @@
 #pragma once
 /// \file
-/// Worst-case neighbouring pairs and distinguishing statistics for every mechanism of
-/// dpx::mechanisms and for the estimators of dpx::estimators. Each function runs the mechanism
+/// Worst-case neighbouring pairs and distinguishing statistics for the mechanisms of
+/// dpx::mechanisms (not yet: l2_laplace, float_safe_gaussian, the exponential-mechanism
+/// quantile) and for three estimators of dpx::estimators (winsorized_mean, kv_mean,
+/// local_mean: their mean stage). Each function runs the mechanism
 /// `trials` times on D and on D' and returns the statistic(s) of every output, ready for
 /// audit_samples (auditor.hpp). Randomness: every draw from the generator passed in (D's trials
 /// first, then D''s).
@@ -23,17 +25,54 @@
 ///    clamp(y_1 - mid_1, +-h) - clamp(y_0 - mid_0, +-h), h = 1/(2n), which is monotone in the
 ///    exact likelihood ratio of the two released values (the optimal test). The delta part
 ///    (a bin appearing) has probability delta/4 and cannot raise an epsilon lower bound.
+///  * Selection (exponential mechanism, permute-and-flip; general utilities, c = eps/(2 Delta_u)),
+///    k candidates: D has every utility 0; D' raises candidate 0 to Delta_u and lowers every
+///    other one to -Delta_u (each utility moves by <= Delta_u). Statistic: 1 if candidate 0 is
+///    selected. S = {candidate 0} has P_D = 1/k and P_D' = 1/(1 + (k - 1) e^-eps) (exponential
+///    mechanism) or (1 - (1 - e^-eps)^k) e^eps / k (permute-and-flip: every candidate visited
+///    before 0 accepts with probability e^-eps), ratios k/(1 + (k - 1) e^-eps) and
+///    e^eps (1 - (1 - e^-eps)^k), both -> e^eps as k grows (k = 50: 0.966 eps and eps - 1e-10
+///    at eps = 1). Raising one utility and lowering all others is what the e^eps bound of
+///    the exponential mechanism's proof needs at once (Dwork & Roth 2014, Thm. 3.10).
 ///  * Mironov's floating-point attack (research-grade Laplace): D gives 0, D' gives Delta;
 ///    statistic = 1 if the output is a double that the research-grade sampler can produce from
 ///    D' (exact search over its 2^53 noise values), else 0. A research-grade release of D lands
 ///    outside that set with probability > 1/2, which never happens under D': the bound grows
 ///    like log(trials). The float-safe Laplace releases grid points that are in the support of
 ///    both inputs, and is exactly eps-DP: the same statistic cannot break its bound.
-///  * WinsorizedMean1D (S1 Algorithm 4): n - 1 records at 0 and one record at -10 kappa (D) or
-///    +10 kappa (D'): the record is clipped to the two ends of I^ = [-kappa, kappa], the clipped
-///    means differ by 2 kappa / n (the sensitivity the Laplace scale 4 kappa/(n eps) is
-///    calibrated for), and the histogram stage sees the record alone in a far bin in both, so
-///    the audit measures the mean stage, which spends eps/2 of the total eps.
+///  * Estimators (dpx::estimators). Each of these estimators spends part of its epsilon on a
+///    private interval I^ (a histogram stage) and the rest on a Laplace-noised clipped mean. The
+///    pairs below make the histogram stage (almost) identical in law on D and D' and the clipped
+///    means as far apart as the mean stage's sensitivity allows, so they audit the MEAN STAGE'S
+///    SHARE of the budget, and that share (not the total epsilon) is the claim they are checked
+///    against (audits.hpp):
+///     - winsorized_mean (S1 Alg. 4) and kv_mean (Karwa–Vadhan, known sigma): n - 1 records at 0
+///       and one record at -10 kappa (D) or +10 kappa (D'). The histogram stage (stable
+///       histogram at (eps/2, delta)) sees bin 0 with n - 1 records and the lone record's far
+///       bin; I^ = [-kappa, kappa] unless the lone record's bin is released, which has
+///       probability exactly P(Lap(2/(eps_h n)) >= (2/(eps_h n)) ln(2/delta)) = delta/4 on
+///       either side (mechanisms::stable_histogram's threshold). Given I^ = [-kappa, kappa] the
+///       record is clipped to -kappa vs +kappa: the clipped means differ by 2 kappa / n, exactly
+///       the sensitivity the mean's Laplace noise (scale 2 kappa/(n eps_m), eps_m = eps/2) is
+///       calibrated for, and the mean noise is independent of the histogram noise. Hence on
+///       this pair the release (estimate, I^) is (eps_m - ln(1 - delta/4), delta/4)-DP:
+///       P_D(S) <= P_D(S, I^ = I0) + delta/4 <= e^eps_m L_D'(S) + delta/4 and L_D'(S) <=
+///       P_D'(S) / (1 - delta/4), L the law of the estimate given I^ = I0. Statistic: the
+///       estimate (a Laplace location pair: the threshold test attains e^eps_m).
+///     - local_mean (S1 Alg. 8, epsilon-LDP per user): a single user (the unit of local DP),
+///       x = -x_out (D) or +x_out (D'), x_out = 2hK + h + kappa + 2h: outside every histogram
+///       bin, so round 1 sends the all-zero one-hot vector on BOTH sides (identical law of I^),
+///       and |x| exceeds every possible |m^| + kappa, so round 2 clips x to m^ -+ kappa on the
+///       two sides. Statistic: estimate - m^ (I^ is broadcast, public) = -+kappa + Lap(2
+///       kappa/eps_m), eps_m = eps/2: on this pair the release is exactly eps_m-DP (delta = 0)
+///       and the threshold test attains e^eps_m.
+///    A pair that also exercises the histogram stage's epsilon share would need its noisy argmax
+///    to flip between D and D', whose likelihood ratio approaches e^eps_h only in far tails;
+///    these pairs do not attempt it, and the claims say so.
+///  * Broken estimators (power): half_noise_estimate re-derives the estimator's noise from a
+///    correct release (noise = estimate - clipped mean over the released I^; the audit knows
+///    the data) and halves it. That is exactly the estimator with its mean-stage Laplace at half
+///    scale (histogram stage unchanged): eps_m doubles on these pairs.
 
 #include <algorithm>
 #include <cmath>
@@ -48,12 +87,14 @@
 #include "dpx/core/error.hpp"
 #include "dpx/core/rng.hpp"
 #include "dpx/estimators/central.hpp"
+#include "dpx/estimators/local.hpp"
 #include "dpx/mechanisms/discrete.hpp"
 #include "dpx/mechanisms/float_safe.hpp"
 #include "dpx/mechanisms/gaussian.hpp"
 #include "dpx/mechanisms/histogram.hpp"
 #include "dpx/mechanisms/laplace.hpp"
 #include "dpx/mechanisms/randomized_response.hpp"
+#include "dpx/mechanisms/selection.hpp"
 
 namespace dpx::audit {
 
@@ -174,6 +215,34 @@ sample_pair local_histogram_pair(const mechanisms::local_histogram& m, std::size
   return p;
 }
 
+/// Selection mechanism (mechanisms::exponential_mechanism or permute_and_flip, general
+/// utilities) on k >= 2 candidates: utilities all 0 (D) vs (Delta_u, -Delta_u, ..., -Delta_u)
+/// (D'), Delta_u = utility_sensitivity; statistic 1 if candidate 0 is selected, else 0.
+template <class Selection, std::uniform_random_bit_generator G>
+requires std::same_as<Selection, mechanisms::exponential_mechanism> ||
+    std::same_as<Selection, mechanisms::permute_and_flip>
+        sample_pair selection_pair(const Selection& m,
+                                   double utility_sensitivity,
+                                   std::size_t k,
+                                   std::size_t trials,
+                                   G& g) {
+  const char* fn = "audit::selection_pair";
+  detail::check_trials(fn, trials);
+  if (k < 2) core::throw_invalid(fn, "k", static_cast<double>(k), "must be >= 2");
+  core::check_positive(fn, "utility_sensitivity", utility_sensitivity);
+  auto p = detail::one_statistic(
+      trials, "candidate 0 selected (0/1)", "utilities 0 vs (Delta_u, -Delta_u, ..., -Delta_u)");
+  std::vector<double> u(k);
+  for (int side = 0; side < 2; ++side) {
+    for (std::size_t r = 0; r < k; ++r)
+      u[r] = side == 0 ? 0.0 : (r == 0 ? utility_sensitivity : -utility_sensitivity);
+    auto& out = side == 0 ? p.s0[0] : p.s1[0];
+    for (std::size_t i = 0; i < trials; ++i)
+      out[i] = m.select(std::span<const double>(u), g) == 0 ? 1.0 : 0.0;
+  }
+  return p;
+}
+
 /// Stable histogram (replace-one): D has n/2 records in bin 0 and n - n/2 in bin 1; D' moves
 /// one record from bin 0 to bin 1. Statistic: the clamped Laplace log-likelihood ratio (see the
 /// file comment; for the discrete_laplace noise variant the same clamp on the released counts).
@@ -250,13 +319,26 @@ sample_pair mironov_pair(const mechanisms::float_safe_laplace& m, std::size_t tr
   return p;
 }
 
+/// The broken variant of an estimator release (file comment): the clipped mean c over the
+/// released interval r.range is recomputed from the data x, and the release's noise
+/// (estimate - c) is halved: c + (estimate - c) / 2. For the mean stage's Laplace noise this is
+/// exactly the same estimator with noise at half scale.
+inline double half_noise_estimate(const estimators::mean_result& r, std::span<const double> x) {
+  double sum = 0;
+  for (double v : x) sum += std::clamp(v, r.range.lo, r.range.hi);
+  const double c = sum / static_cast<double>(x.size());
+  return c + 0.5 * (r.estimate - c);
+}
+
 /// WinsorizedMean1D (S1 Algorithm 4, estimators::winsorized_mean): n - 1 records at 0 plus
-/// one at -10 kappa (D) or +10 kappa (D'); statistic = the estimate. n >= 2.
+/// one at -10 kappa (D) or +10 kappa (D'); statistic = the estimate. n >= 2. half_noise: the
+/// broken variant (half_noise_estimate).
 template <std::uniform_random_bit_generator G>
 sample_pair winsorized_mean_pair(const estimators::winsorized_mean_options& o,
                                  std::size_t n,
                                  std::size_t trials,
-                                 G& g) {
+                                 G& g,
+                                 bool half_noise = false) {
   const char* fn = "audit::winsorized_mean_pair";
   detail::check_trials(fn, trials);
   o.validate(fn);
@@ -267,8 +349,77 @@ sample_pair winsorized_mean_pair(const estimators::winsorized_mean_options& o,
   for (int side = 0; side < 2; ++side) {
     x[n - 1] = (side == 0 ? -10.0 : 10.0) * o.rule.radius;
     auto& out = side == 0 ? p.s0[0] : p.s1[0];
-    for (std::size_t i = 0; i < trials; ++i)
-      out[i] = estimators::winsorized_mean(std::span<const double>(x), o, g).estimate;
+    for (std::size_t i = 0; i < trials; ++i) {
+      const auto r = estimators::winsorized_mean(std::span<const double>(x), o, g);
+      out[i] = half_noise ? half_noise_estimate(r, x) : r.estimate;
+    }
+  }
+  return p;
+}
+
+/// The radius kappa = 4 sigma sqrt(ln(n / beta)) that estimators::kv_mean uses for n records.
+inline double kv_radius(const estimators::kv_mean_options& o, std::size_t n) {
+  return 4.0 * o.sigma * std::sqrt(std::log(static_cast<double>(n) / o.beta));
+}
+
+/// Karwa–Vadhan mean with known sigma (estimators::kv_mean): n - 1 records at 0 plus one at
+/// -10 kappa (D) or +10 kappa (D'), kappa = kv_radius(o, n); statistic = the estimate. n >= 2
+/// and n > beta (kappa > 0). half_noise: the broken variant (half_noise_estimate).
+template <std::uniform_random_bit_generator G>
+sample_pair kv_mean_pair(const estimators::kv_mean_options& o,
+                         std::size_t n,
+                         std::size_t trials,
+                         G& g,
+                         bool half_noise = false) {
+  const char* fn = "audit::kv_mean_pair";
+  detail::check_trials(fn, trials);
+  o.validate();
+  if (n < 2) core::throw_invalid(fn, "n", static_cast<double>(n), "must be >= 2");
+  auto p = detail::one_statistic(
+      trials, "estimate", "n - 1 zeros plus one record at -10 kappa vs +10 kappa");
+  std::vector<double> x(n, 0.0);
+  const double kappa = kv_radius(o, n);
+  for (int side = 0; side < 2; ++side) {
+    x[n - 1] = (side == 0 ? -10.0 : 10.0) * kappa;
+    auto& out = side == 0 ? p.s0[0] : p.s1[0];
+    for (std::size_t i = 0; i < trials; ++i) {
+      const auto r = estimators::kv_mean(std::span<const double>(x), o, g).mean;
+      out[i] = half_noise ? half_noise_estimate(r, x) : r.estimate;
+    }
+  }
+  return p;
+}
+
+/// The input magnitude x_out of local_mean_pair (file comment): outside every bin of the local
+/// histogram and beyond every |m^| + kappa.
+inline double local_mean_outside(const estimators::local_mean_options& o) {
+  const double h = o.rule.bin_half_width;
+  const double K = std::ceil(o.bound / (2.0 * h));  // local_projection_core's K
+  return 2.0 * h * K + h + o.rule.radius + 2.0 * h;
+}
+
+/// Local mean (estimators::local_mean, S1 Alg. 8), one user: x = -x_out (D) vs +x_out (D');
+/// statistic = estimate - m^ (the broadcast interval's midpoint). half_noise: the broken
+/// variant (half_noise_estimate).
+template <std::uniform_random_bit_generator G>
+sample_pair local_mean_pair(const estimators::local_mean_options& o,
+                            std::size_t trials,
+                            G& g,
+                            bool half_noise = false) {
+  const char* fn = "audit::local_mean_pair";
+  detail::check_trials(fn, trials);
+  o.validate(fn);
+  auto p = detail::one_statistic(trials,
+                                 "estimate - midpoint of the broadcast interval",
+                                 "one user, x = -x_out vs +x_out (outside every bin)");
+  const double xo = local_mean_outside(o);
+  for (int side = 0; side < 2; ++side) {
+    const double x[1] = {side == 0 ? -xo : xo};
+    auto& out = side == 0 ? p.s0[0] : p.s1[0];
+    for (std::size_t i = 0; i < trials; ++i) {
+      const auto r = estimators::local_mean(std::span<const double>(x, 1), o, g);
+      out[i] = (half_noise ? half_noise_estimate(r, x) : r.estimate) - r.midpoint;
+    }
   }
   return p;
 }
