@@ -9,60 +9,23 @@
 //   --mechanism) exit 2 with exactly one line on stderr and nothing on stdout.
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "cli_util.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct cli_outcome {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-cli_outcome run_audit_cli(const std::vector<std::string>& args) {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const fs::path dir =
-      fs::path(::testing::TempDir()) / (std::string("dpx_audit_cli_") + info->name() + "_" +
-                                        std::to_string(static_cast<long>(getpid())));
-  fs::create_directories(dir);
-  const fs::path out = dir / "out.txt", err = dir / "err.txt";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int fo = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int fe = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fo < 0 || fe < 0) _exit(127);
-    dup2(fo, STDOUT_FILENO);
-    dup2(fe, STDERR_FILENO);
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(DPX_EXE));
-    argv.push_back(const_cast<char*>("audit"));
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(DPX_EXE, argv.data());
-    _exit(127);
-  }
-  cli_outcome o;
-  int status = 0;
-  if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status)) o.code = WEXITSTATUS(status);
-  o.out = read_all(out);
-  o.err = read_all(err);
+dpx::test::outcome run_audit_cli(const std::vector<std::string>& args) {
+  const fs::path dir = dpx::test::fresh_test_dir("dpx_audit_cli_");
+  std::vector<std::string> all{"audit"};
+  all.insert(all.end(), args.begin(), args.end());
+  auto o = dpx::test::run_dpx(all, dir);
   fs::remove_all(dir);
   return o;
 }

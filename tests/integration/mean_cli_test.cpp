@@ -12,8 +12,6 @@
 // - δ ≥ 1/n prints a warning on stderr and still releases.
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <algorithm>
 #include <cmath>
@@ -26,6 +24,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_util.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -35,12 +35,7 @@ struct outcome {
   std::string out, err;
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using dpx::test::slurp;
 
 class MeanCli : public ::testing::Test {
  protected:
@@ -61,27 +56,10 @@ class MeanCli : public ::testing::Test {
 
   /// Runs `dpx mean <args>` and returns its exit status, stdout and stderr.
   outcome run(const std::vector<std::string>& args) const {
-    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const pid_t pid = fork();
-    if (pid == 0) {
-      const int fo = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      const int fe = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (fo < 0 || fe < 0) _exit(127);
-      dup2(fo, STDOUT_FILENO);
-      dup2(fe, STDERR_FILENO);
-      std::vector<char*> argv{const_cast<char*>(DPX_EXE), const_cast<char*>("mean")};
-      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      execv(DPX_EXE, argv.data());
-      _exit(127);
-    }
-    int st = 0;
-    waitpid(pid, &st, 0);
-    outcome o;
-    o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    o.out = slurp(out);
-    o.err = slurp(err);
-    return o;
+    std::vector<std::string> all{"mean"};
+    all.insert(all.end(), args.begin(), args.end());
+    const auto r = dpx::test::run_dpx(all, dir_);
+    return {r.code, r.out, r.err};
   }
 
   fs::path dir_;
