@@ -43,12 +43,12 @@ constexpr const char* kFn = "sample";
 struct sample_options {
   std::string mechanism;
   std::optional<double> scale, sigma, epsilon, delta, sensitivity;
-  std::string calibration = "analytic";
+  std::optional<std::string> calibration;  // gaussian with --epsilon only; default analytic
   std::optional<long long> count;
   std::optional<std::uint64_t> seed;
   bool float_safe = false;
   bool describe = false;
-  long long categories = 2;
+  std::optional<long long> categories;  // randomized_response only; default 2
 };
 
 // Buffered line writer with shortest round-trip formatting.
@@ -82,6 +82,26 @@ class writer {
 
 void forbid(const std::optional<double>& v, const char* flag, const std::string& mech_name) {
   if (v) core::throw_invalid(kFn, flag, *v, "is not a parameter of --mechanism " + mech_name);
+}
+
+// Flags that only some mechanisms use are rejected elsewhere rather than silently ignored.
+void forbid_calibration(const sample_options& o, const std::string& why) {
+  if (o.calibration) core::throw_invalid(kFn, "--calibration", *o.calibration, why);
+}
+void forbid_categories(const sample_options& o, const std::string& mech_name) {
+  if (o.categories)
+    core::throw_invalid(kFn,
+                        "--categories",
+                        static_cast<double>(*o.categories),
+                        "is not a parameter of --mechanism " + mech_name);
+}
+void forbid_float_safe(const sample_options& o, const std::string& mech_name) {
+  if (o.float_safe)
+    core::throw_invalid(kFn,
+                        "--float-safe",
+                        "set",
+                        "applies only to laplace and gaussian; " + mech_name +
+                            " output is integer-valued and sampled exactly already");
 }
 
 template <class Mechanism, class Draw>
@@ -121,6 +141,9 @@ int run(const sample_options& o) {
       };
 
   if (m == "laplace") {
+    forbid_calibration(o,
+                       "only applies to --mechanism gaussian (Laplace: b = sensitivity / epsilon)");
+    forbid_categories(o, m);
     forbid(o.sigma, "--sigma", m);
     forbid(o.delta, "--delta", m);
     if (o.scale && o.epsilon)
@@ -146,6 +169,7 @@ int run(const sample_options& o) {
       if (!o.describe) emit(count, g, lap, fill_doubles);
     }
   } else if (m == "gaussian") {
+    forbid_categories(o, m);
     forbid(o.scale, "--scale", m);
     if (o.sigma && o.epsilon)
       core::throw_invalid(kFn, "--sigma", *o.sigma, "cannot be combined with --epsilon");
@@ -154,17 +178,19 @@ int run(const sample_options& o) {
           kFn, "--sigma", "missing", "gaussian needs --sigma or --epsilon and --delta");
     if (o.sigma && o.delta)
       core::throw_invalid(kFn, "--delta", *o.delta, "is only used with --epsilon");
-    if (o.calibration != "classical" && o.calibration != "analytic")
-      core::throw_invalid(kFn, "--calibration", o.calibration, "must be classical or analytic");
+    const std::string calibration = o.calibration.value_or("analytic");
+    if (calibration != "classical" && calibration != "analytic")
+      core::throw_invalid(kFn, "--calibration", calibration, "must be classical or analytic");
     std::optional<mech::gaussian> ga;
     if (o.sigma) {
+      forbid_calibration(o, "is only used with --epsilon (--sigma gives the noise directly)");
       ga = mech::gaussian::from_sigma(*o.sigma, sens);
     } else {
       if (!o.delta) core::throw_invalid(kFn, "--delta", "missing", "is required with --epsilon");
-      ga = o.calibration == "classical"
+      ga = calibration == "classical"
                ? mech::gaussian::calibrate_classical(*o.epsilon, *o.delta, sens)
                : mech::gaussian::calibrate_analytic(*o.epsilon, *o.delta, sens);
-      d["calibration"] = o.calibration;
+      d["calibration"] = calibration;
       d["epsilon"] = *o.epsilon;
       d["delta"] = *o.delta;
     }
@@ -182,6 +208,9 @@ int run(const sample_options& o) {
       if (!o.describe) emit(count, g, *ga, fill_doubles);
     }
   } else if (m == "discrete_laplace") {
+    forbid_float_safe(o, m);
+    forbid_calibration(o, "applies only to --mechanism gaussian");
+    forbid_categories(o, m);
     forbid(o.sigma, "--sigma", m);
     forbid(o.delta, "--delta", m);
     if (o.scale && o.epsilon)
@@ -201,6 +230,9 @@ int run(const sample_options& o) {
     d["float_safe"] = true;
     if (!o.describe) emit(count, g, dl, fill_ints);
   } else if (m == "discrete_gaussian") {
+    forbid_float_safe(o, m);
+    forbid_calibration(o, "applies only to --mechanism gaussian");
+    forbid_categories(o, m);
     forbid(o.scale, "--scale", m);
     forbid(o.epsilon, "--epsilon", m);
     forbid(o.delta, "--delta", m);
@@ -213,13 +245,15 @@ int run(const sample_options& o) {
     d["float_safe"] = true;
     if (!o.describe) emit(count, g, dg, fill_ints);
   } else if (m == "randomized_response") {
+    forbid_float_safe(o, m);
+    forbid_calibration(o, "applies only to --mechanism gaussian");
     forbid(o.scale, "--scale", m);
     forbid(o.sigma, "--sigma", m);
     forbid(o.delta, "--delta", m);
     forbid(o.sensitivity, "--sensitivity", m);
     if (!o.epsilon)
       core::throw_invalid(kFn, "--epsilon", "missing", "randomized_response needs --epsilon");
-    const auto rr = mech::randomized_response::calibrate(*o.epsilon, o.categories);
+    const auto rr = mech::randomized_response::calibrate(*o.epsilon, o.categories.value_or(2));
     d["epsilon"] = rr.epsilon();
     d["categories"] = rr.categories();
     d["truth_probability"] = rr.truth_probability();
@@ -262,8 +296,8 @@ const bool registered = dpx::cli::register_command(
                      o->calibration,
                      "Gaussian calibration: analytic (Balle & Wang 2018, default) or classical "
                      "(Dwork & Roth Thm A.1, epsilon < 1)");
-      sub.add_option("--categories", o->categories, "randomized_response: number of categories k")
-          ->default_val(2);
+      sub.add_option(
+          "--categories", o->categories, "randomized_response: number of categories k (default 2)");
       sub.add_option("--count", o->count, "number of draws N");
       sub.add_option("--seed",
                      o->seed,

@@ -6,10 +6,15 @@
 //    scalar sample() / release() calls, for philox4x32 (bulk fill path) and for a generic URBG
 //    (std::mt19937_64, scalar uniform path), at sizes that exercise chunk and tail handling.
 //  * The Gaussian vector kernel equals the scalar Box–Muller pair function element by element.
+//  * Every instruction-set variant of the vector loops that this CPU supports (baseline, AVX2,
+//    AVX-512F; forced in turn with set_kernel_isa) passes the bit-identity checks above, and
+//    exp_neg_kernel / geometric_candidates give identical bits in every variant (exp_neg_kernel
+//    also equal to the scalar exp_kernel).
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -22,6 +27,19 @@ namespace {
 
 using namespace dpx;
 namespace detail = dpx::mechanisms::detail;
+
+// Runs f once per kernel variant the CPU supports, then restores the best one.
+template <class F>
+void for_each_isa(F f) {
+  const auto best = detail::best_kernel_isa();
+  for (int i = 0; i <= static_cast<int>(best); ++i) {
+    detail::set_kernel_isa(static_cast<detail::kernel_isa>(i));
+    ASSERT_EQ(detail::active_kernel_isa(), static_cast<detail::kernel_isa>(i));
+    SCOPED_TRACE("kernel_isa " + std::to_string(i));
+    f();
+  }
+  detail::set_kernel_isa(best);
+}
 
 double ulp_distance(double a, double b) {
   const double ulp =
@@ -91,19 +109,54 @@ void check_laplace_bit_identity(G g1, G g2, std::size_t n) {
 }
 
 TEST(Kernels, LaplaceVectorFillEqualsScalarDrawsPhilox) {
-  for (std::size_t n : {1u, 2u, 3u, 7u, 511u, 512u, 513u, 1500u, 4096u}) {
-    check_laplace_bit_identity(
-        rng::stream(5, 1, 2, rng::purpose::noise), rng::stream(5, 1, 2, rng::purpose::noise), n);
-  }
+  for_each_isa([] {
+    for (std::size_t n : {1u, 2u, 3u, 7u, 511u, 512u, 513u, 1500u, 4096u}) {
+      check_laplace_bit_identity(
+          rng::stream(5, 1, 2, rng::purpose::noise), rng::stream(5, 1, 2, rng::purpose::noise), n);
+    }
+  });
 }
 
 TEST(Kernels, LaplaceVectorFillEqualsScalarDrawsGenericEngine) {
-  for (std::size_t n : {1u, 5u, 600u, 2000u}) {
-    check_laplace_bit_identity(std::mt19937_64(99), std::mt19937_64(99), n);
-  }
+  for_each_isa([] {
+    for (std::size_t n : {1u, 5u, 600u, 2000u}) {
+      check_laplace_bit_identity(std::mt19937_64(99), std::mt19937_64(99), n);
+    }
+  });
 }
 
-TEST(Kernels, GaussianVectorKernelEqualsScalarPair) {
+void check_gaussian_bit_identity();
+
+TEST(Kernels, GaussianVectorKernelEqualsScalarPair) { for_each_isa(check_gaussian_bit_identity); }
+
+TEST(Kernels, ExactSamplerKernelsIdenticalInEveryVariant) {
+  auto g = rng::stream(10, 0, 0, rng::purpose::noise);
+  std::vector<std::uint32_t> words(2 * 1000);
+  g.fill(words);
+  std::vector<double> args(1000);
+  for (std::size_t i = 0; i < args.size(); ++i) args[i] = 30.0 * static_cast<double>(i) / 999.0;
+  std::vector<double> m_ref, ok_ref;
+  for_each_isa([&] {
+    std::vector<double> e = args;
+    detail::exp_neg_kernel(e);
+    for (std::size_t i = 0; i < e.size(); ++i)
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(e[i]),
+                std::bit_cast<std::uint64_t>(detail::exp_kernel(-args[i])));
+    const double gamma = 1.0 / 37.0;
+    std::vector<double> m(1000), ok(1000);
+    detail::geometric_candidates(words, gamma, std::exp(-gamma), 37.0, m, ok);
+    if (m_ref.empty()) {
+      m_ref = m;
+      ok_ref = ok;
+    }
+    for (std::size_t i = 0; i < m.size(); ++i) {
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(m[i]), std::bit_cast<std::uint64_t>(m_ref[i]));
+      ASSERT_EQ(ok[i], ok_ref[i]);
+    }
+  });
+}
+
+void check_gaussian_bit_identity() {
   auto g = rng::stream(8, 0, 0, rng::purpose::noise);
   std::vector<double> u(2 * 1000);
   g.fill_uniform_open01(u);

@@ -1,19 +1,44 @@
 // Vectorisable transforms for the research-grade samplers. See detail/kernels.hpp.
 //
 // Everything here is IEEE add/sub/mul/div/sqrt plus integer bit manipulation, compiled with
-// -ffp-contract=off (project flag), so the AVX2 clone, the baseline clone and the scalar
+// -ffp-contract=off (project flag), so the AVX-512, AVX2 and baseline variants and the scalar
 // functions return identical bits for identical inputs.
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 
 #include "dpx/mechanisms/detail/kernels.hpp"
 
+// Three compiled variants of every loop (AVX-512F, AVX2, x86-64 baseline) from the same source,
+// dispatched at run time (best supported by the CPU; tests force each one in turn to check
+// that all give the same bits as the scalar functions). GCC on x86-64 only; elsewhere, and
+// under ASan, the baseline alone.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
     !defined(__SANITIZE_ADDRESS__)
-#define DPX_MECH_CLONES [[gnu::target_clones("avx2", "default")]]
+#define DPX_MECH_MULTI_ISA 1
+#define DPX_KERNEL_VARIANTS(name, body, params, args)                        \
+  namespace {                                                                \
+  [[gnu::target("avx512f")]] void name##_avx512_##body params { body args; } \
+  [[gnu::target("avx2")]] void name##_avx2_##body params { body args; }      \
+  void name##_base_##body params { body args; }                              \
+  }                                                                          \
+  void name params noexcept {                                                \
+    switch (active_kernel_isa()) {                                           \
+      case kernel_isa::avx512:                                               \
+        name##_avx512_##body args;                                           \
+        return;                                                              \
+      case kernel_isa::avx2:                                                 \
+        name##_avx2_##body args;                                             \
+        return;                                                              \
+      default:                                                               \
+        name##_base_##body args;                                             \
+    }                                                                        \
+  }
 #else
-#define DPX_MECH_CLONES
+#define DPX_MECH_MULTI_ISA 0
+#define DPX_KERNEL_VARIANTS(name, body, params, args) \
+  void name params noexcept { body args; }
 #endif
 
 // This file is compiled with -fno-math-errno (sqrt without an errno branch), -fno-trapping-math
@@ -26,6 +51,32 @@
 #endif
 
 namespace dpx::mechanisms::detail {
+
+namespace {
+
+kernel_isa detect_kernel_isa() noexcept {
+#if DPX_MECH_MULTI_ISA
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return kernel_isa::avx512;
+  if (__builtin_cpu_supports("avx2")) return kernel_isa::avx2;
+#endif
+  return kernel_isa::baseline;
+}
+
+std::atomic<kernel_isa> active_isa{best_kernel_isa()};
+
+}  // namespace
+
+kernel_isa best_kernel_isa() noexcept {
+  static const kernel_isa best = detect_kernel_isa();
+  return best;
+}
+
+kernel_isa active_kernel_isa() noexcept { return active_isa.load(std::memory_order_relaxed); }
+
+void set_kernel_isa(kernel_isa isa) noexcept {
+  active_isa.store(isa <= best_kernel_isa() ? isa : best_kernel_isa(), std::memory_order_relaxed);
+}
 
 namespace {
 
@@ -167,34 +218,41 @@ constexpr double exp_p5 = 4.13813679705723846039e-08;
 
 double laplace_from_bits(std::uint64_t w, double b) noexcept { return laplace_bits_impl(w, b); }
 
-DPX_MECH_CLONES void laplace_from_bits(std::span<const std::uint32_t> words,
-                                       std::span<double> out,
-                                       double b) noexcept {
+[[gnu::always_inline]] inline void laplace_from_bits_body0(std::span<const std::uint32_t> words,
+                                                           std::span<double> out,
+                                                           double b) {
   const std::uint32_t* p = words.data();
   double* o = out.data();
   const std::size_t n = out.size();
   DPX_VECTOR_LOOP
   for (std::size_t i = 0; i < n; ++i) o[i] = laplace_bits_impl(word_at(p, i), b);
 }
+DPX_KERNEL_VARIANTS(laplace_from_bits,
+                    laplace_from_bits_body0,
+                    (std::span<const std::uint32_t> words, std::span<double> out, double b),
+                    (words, out, b))
 
-DPX_MECH_CLONES void add_laplace_from_bits(std::span<const std::uint32_t> words,
-                                           std::span<double> out,
-                                           double b) noexcept {
+[[gnu::always_inline]] inline void add_laplace_from_bits_body0(std::span<const std::uint32_t> words,
+                                                               std::span<double> out,
+                                                               double b) {
   const std::uint32_t* p = words.data();
   double* o = out.data();
   const std::size_t n = out.size();
   DPX_VECTOR_LOOP
   for (std::size_t i = 0; i < n; ++i) o[i] = o[i] + laplace_bits_impl(word_at(p, i), b);
 }
+DPX_KERNEL_VARIANTS(add_laplace_from_bits,
+                    add_laplace_from_bits_body0,
+                    (std::span<const std::uint32_t> words, std::span<double> out, double b),
+                    (words, out, b))
 
 void gaussian_from_bits_pair(
     std::uint64_t w1, std::uint64_t w2, double sigma, double& z1, double& z2) noexcept {
   gauss_impl(open01_from_bits(w1), open01_from_bits(w2), sigma, z1, z2);
 }
 
-DPX_MECH_CLONES void gaussian_from_bits_split(std::span<const std::uint32_t> words,
-                                              std::span<double> out,
-                                              double sigma) noexcept {
+[[gnu::always_inline]] inline void gaussian_from_bits_split_body0(
+    std::span<const std::uint32_t> words, std::span<double> out, double sigma) {
   const std::size_t m = out.size() / 2;
   const std::uint32_t* p = words.data();
   double* a = out.data();
@@ -207,10 +265,13 @@ DPX_MECH_CLONES void gaussian_from_bits_split(std::span<const std::uint32_t> wor
     b[i] = z2;
   }
 }
+DPX_KERNEL_VARIANTS(gaussian_from_bits_split,
+                    gaussian_from_bits_split_body0,
+                    (std::span<const std::uint32_t> words, std::span<double> out, double sigma),
+                    (words, out, sigma))
 
-DPX_MECH_CLONES void add_gaussian_from_bits_split(std::span<const std::uint32_t> words,
-                                                  std::span<double> out,
-                                                  double sigma) noexcept {
+[[gnu::always_inline]] inline void add_gaussian_from_bits_split_body0(
+    std::span<const std::uint32_t> words, std::span<double> out, double sigma) {
   const std::size_t m = out.size() / 2;
   const std::uint32_t* p = words.data();
   double* a = out.data();
@@ -223,24 +284,29 @@ DPX_MECH_CLONES void add_gaussian_from_bits_split(std::span<const std::uint32_t>
     b[i] = b[i] + z2;
   }
 }
+DPX_KERNEL_VARIANTS(add_gaussian_from_bits_split,
+                    add_gaussian_from_bits_split_body0,
+                    (std::span<const std::uint32_t> words, std::span<double> out, double sigma),
+                    (words, out, sigma))
 
 double log_kernel(double x) noexcept { return log_impl(x); }
 
 double exp_kernel(double x) noexcept { return exp_impl(x); }
 
-DPX_MECH_CLONES void exp_neg_kernel(std::span<double> x) noexcept {
+[[gnu::always_inline]] inline void exp_neg_kernel_body0(std::span<double> x) {
   double* p = x.data();
   const std::size_t n = x.size();
   DPX_VECTOR_LOOP
   for (std::size_t i = 0; i < n; ++i) p[i] = exp_impl(-p[i]);
 }
+DPX_KERNEL_VARIANTS(exp_neg_kernel, exp_neg_kernel_body0, (std::span<double> x), (x))
 
-DPX_MECH_CLONES void geometric_candidates(std::span<const std::uint32_t> words,
-                                          double gamma,
-                                          double q,
-                                          double inv_gamma,
-                                          std::span<double> m,
-                                          std::span<double> ok) noexcept {
+[[gnu::always_inline]] inline void geometric_candidates_body0(std::span<const std::uint32_t> words,
+                                                              double gamma,
+                                                              double q,
+                                                              double inv_gamma,
+                                                              std::span<double> m,
+                                                              std::span<double> ok) {
   const std::uint32_t* p = words.data();
   double* mo = m.data();
   double* oo = ok.data();
@@ -267,34 +333,52 @@ DPX_MECH_CLONES void geometric_candidates(std::span<const std::uint32_t> words,
     oo[i] = decided ? 1.0 : 0.0;
   }
 }
+DPX_KERNEL_VARIANTS(geometric_candidates,
+                    geometric_candidates_body0,
+                    (std::span<const std::uint32_t> words,
+                     double gamma,
+                     double q,
+                     double inv_gamma,
+                     std::span<double> m,
+                     std::span<double> ok),
+                    (words, gamma, q, inv_gamma, m, ok))
 
 void sincos_2pi_kernel(double u, double& s, double& c) noexcept { sincos_2pi_impl(u, s, c); }
 
 double laplace_from_uniform(double u, double b) noexcept { return laplace_impl(u, b); }
 
-DPX_MECH_CLONES void laplace_from_uniform(std::span<double> u, double b) noexcept {
+[[gnu::always_inline]] inline void laplace_from_uniform_body0(std::span<double> u, double b) {
   double* p = u.data();
   const std::size_t n = u.size();
   DPX_VECTOR_LOOP
   for (std::size_t i = 0; i < n; ++i) p[i] = laplace_impl(p[i], b);
 }
+DPX_KERNEL_VARIANTS(laplace_from_uniform,
+                    laplace_from_uniform_body0,
+                    (std::span<double> u, double b),
+                    (u, b))
 
-DPX_MECH_CLONES void add_laplace_from_uniform(std::span<const double> u,
-                                              std::span<double> out,
-                                              double b) noexcept {
+[[gnu::always_inline]] inline void add_laplace_from_uniform_body0(std::span<const double> u,
+                                                                  std::span<double> out,
+                                                                  double b) {
   const double* p = u.data();
   double* o = out.data();
   const std::size_t n = u.size();
   DPX_VECTOR_LOOP
   for (std::size_t i = 0; i < n; ++i) o[i] = o[i] + laplace_impl(p[i], b);
 }
+DPX_KERNEL_VARIANTS(add_laplace_from_uniform,
+                    add_laplace_from_uniform_body0,
+                    (std::span<const double> u, std::span<double> out, double b),
+                    (u, out, b))
 
 void gaussian_from_uniform_pair(
     double u1, double u2, double sigma, double& z1, double& z2) noexcept {
   gauss_impl(u1, u2, sigma, z1, z2);
 }
 
-DPX_MECH_CLONES void gaussian_from_uniform_split(std::span<double> u, double sigma) noexcept {
+[[gnu::always_inline]] inline void gaussian_from_uniform_split_body0(std::span<double> u,
+                                                                     double sigma) {
   const std::size_t m = u.size() / 2;
   double* a = u.data();
   double* b = u.data() + m;
@@ -306,10 +390,14 @@ DPX_MECH_CLONES void gaussian_from_uniform_split(std::span<double> u, double sig
     b[i] = z2;
   }
 }
+DPX_KERNEL_VARIANTS(gaussian_from_uniform_split,
+                    gaussian_from_uniform_split_body0,
+                    (std::span<double> u, double sigma),
+                    (u, sigma))
 
-DPX_MECH_CLONES void add_gaussian_from_uniform_split(std::span<const double> u,
-                                                     std::span<double> out,
-                                                     double sigma) noexcept {
+[[gnu::always_inline]] inline void add_gaussian_from_uniform_split_body0(std::span<const double> u,
+                                                                         std::span<double> out,
+                                                                         double sigma) {
   const std::size_t m = u.size() / 2;
   const double* a = u.data();
   const double* b = u.data() + m;
@@ -323,5 +411,9 @@ DPX_MECH_CLONES void add_gaussian_from_uniform_split(std::span<const double> u,
     ob[i] = ob[i] + z2;
   }
 }
+DPX_KERNEL_VARIANTS(add_gaussian_from_uniform_split,
+                    add_gaussian_from_uniform_split_body0,
+                    (std::span<const double> u, std::span<double> out, double sigma),
+                    (u, out, sigma))
 
 }  // namespace dpx::mechanisms::detail

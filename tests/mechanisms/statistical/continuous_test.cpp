@@ -8,7 +8,8 @@
 //    pass the same KS test against the continuous law with their effective scale (the grid
 //    moves the CDF by at most half a grid step, ~1e-4 of the KS critical value) and fail it
 //    at +-10%.
-//  * The L2-calibrated Laplace draws Lap(b) per coordinate.
+//  * The L2-calibrated Laplace draws Lap(b) per coordinate; its draws are rejected against
+//    Lap(1.1 b) and Lap(0.9 b).
 #include <cmath>
 #include <vector>
 
@@ -121,7 +122,11 @@ TEST(Continuous, FloatSafeGaussian) {
 
 TEST(Continuous, L2LaplacePerCoordinate) {
   const auto m = l2_laplace::calibrate(1.0, 1e-6, 1.0);
-  EXPECT_TRUE(test::ks_accepts(vector_draws(m, 22), laplace_cdf(m.scale())));
+  const auto draws = vector_draws(m, 22);
+  EXPECT_TRUE(test::ks_accepts(draws, laplace_cdf(m.scale())));
+  // Power in both directions: the same draws are rejected against scales off by +-10%.
+  EXPECT_FALSE(test::ks_accepts(draws, laplace_cdf(1.1 * m.scale())));
+  EXPECT_FALSE(test::ks_accepts(draws, laplace_cdf(0.9 * m.scale())));
 }
 
 }  // namespace

@@ -7,11 +7,12 @@
 //    rejected by the same test against the nominal pmf.
 //  * k-ary randomized response (k = 4) output distribution, and rejection at epsilon +-10%.
 //  * Exponential mechanism (Gumbel) and permute-and-flip selections against their exact
-//    selection probabilities; rejection of the exponential mechanism at epsilon +-10%.
+//    selection probabilities; rejection of the exponential mechanism and of permute-and-flip
+//    at epsilon +10% and -10% against their nominal pmfs.
 //  * Estimators: RR and local-histogram debiased estimates are unbiased (mean of 400
 //    replications within 5.5 standard errors, using the exact variance formulas); the
 //    stable histogram's released values minus p^ are Lap(2/(eps n)) (KS) when the threshold
-//    does not bind.
+//    does not bind; scales x1.1 and x0.9 are rejected on the same noise.
 #include <cmath>
 #include <cstdint>
 #include <numeric>
@@ -149,6 +150,14 @@ TEST(Discrete, Selection) {
   };
   EXPECT_TRUE(test::chi_square(selections(pf, u, 503), pmf_p, 0, 4).accepts());
   EXPECT_FALSE(test::chi_square(selections(em, u, 504), pmf_p, 0, 4).accepts());  // PF != EM
+  // Power in both directions: permute-and-flip run at epsilon +10% and -10% is rejected
+  // against the nominal pmf.
+  EXPECT_FALSE(
+      test::chi_square(selections(permute_and_flip::calibrate(1.65, 1.0), u, 505), pmf_p, 0, 4)
+          .accepts());
+  EXPECT_FALSE(
+      test::chi_square(selections(permute_and_flip::calibrate(1.35, 1.0), u, 506), pmf_p, 0, 4)
+          .accepts());
 }
 
 TEST(Estimators, RandomizedResponseUnbiased) {
@@ -210,8 +219,12 @@ TEST(Estimators, StableHistogramNoiseIsLaplace) {
   }
   const boost::math::laplace_distribution<double> d(0.0, sh.noise_scale(keys.size()));
   EXPECT_TRUE(test::ks_accepts(noise, [&](double x) { return cdf(d, x); }));
+  // Power in both directions: the same noise is rejected against Laplace scales off by +10%
+  // and by -10%.
   const boost::math::laplace_distribution<double> d_wrong(0.0, 1.1 * sh.noise_scale(keys.size()));
   EXPECT_FALSE(test::ks_accepts(noise, [&](double x) { return cdf(d_wrong, x); }));
+  const boost::math::laplace_distribution<double> d_low(0.0, 0.9 * sh.noise_scale(keys.size()));
+  EXPECT_FALSE(test::ks_accepts(noise, [&](double x) { return cdf(d_low, x); }));
 }
 
 }  // namespace

@@ -6,8 +6,9 @@
 /// see fill_words); these kernels turn them into noise (the *_from_uniform variants take
 /// uniforms instead and are kept for tests and callers that already hold uniforms). They use dpx's
 /// own branch-free log/sin/cos (fdlibm/musl polynomials) rather than libm, so that
-///   * the loops vectorise (an AVX2 clone and an x86-64 baseline clone, chosen at load time), and
-///   * the scalar path (one draw) and every vector clone produce the SAME bits: the arithmetic is
+///   * the loops vectorise (AVX-512F, AVX2 and x86-64 baseline variants, the best one chosen at
+///     run time, see kernel_isa), and
+///   * the scalar path (one draw) and every vector variant produce the SAME bits: the arithmetic is
 ///     plain IEEE add/mul/div/sqrt with -ffp-contract=off, so lane width cannot change results.
 /// tests/mechanisms checks the bit identity and the accuracy of log/sin/cos against libm.
 
@@ -23,6 +24,17 @@ namespace dpx::mechanisms::detail {
 
 /// Uniforms are processed in chunks of this many doubles (stack buffer in the templates).
 inline constexpr std::size_t chunk_size = 512;
+
+/// Instruction-set variants of the vector loops below, compiled from the same source (GCC on
+/// x86-64; elsewhere only the baseline). All give the same bits (IEEE add/mul/div/sqrt,
+/// -ffp-contract=off); tests check every variant the CPU supports against the scalar functions.
+enum class kernel_isa { baseline = 0, avx2 = 1, avx512 = 2 };
+/// The best variant this CPU supports (detected once).
+kernel_isa best_kernel_isa() noexcept;
+/// The variant in use (default: best_kernel_isa()).
+kernel_isa active_kernel_isa() noexcept;
+/// Forces a variant (for tests; clamped to best_kernel_isa()). Process-wide.
+void set_kernel_isa(kernel_isa isa) noexcept;
 
 /// ln(x) for normal, finite x > 0 (fdlibm e_log.c polynomial, one formula, branch-free).
 /// Max error about 1 ulp (tested against std::log). Not for 0, negatives, subnormals, inf, NaN.
