@@ -493,6 +493,8 @@ generated build(const generate_options& o, params& p, dpx::rng::philox4x32& g) {
     std::vector<double> row(op.times);
     for (std::size_t j = 0; j < op.times; ++j) row[j] = ec(0, j);
     t["error_autocovariance"] = num_list(row);
+    // Var(y_ut | X_u) = Σ_u(t, t), the same for every t (the mean X_u β varies with the design).
+    t["variance"] = num(ec(0, 0));
     t["log_sobolev"] = num(md->log_sobolev());
     t["marginal_log_sobolev"] = num(md->marginal_log_sobolev());
     const auto b = data::longitudinal::bounds(s->x);
@@ -524,6 +526,14 @@ generated build(const generate_options& o, params& p, dpx::rng::philox4x32& g) {
                          {"noise_sd", op.noise_sd},
                          {"phi", op.phi}};
     json t;
+    // Y_i = f(x_i) + ε_i: the mean varies with x_i (column f of the CSV); the variance is the
+    // marginal noise variance σ² and the autocorrelation that of the AR(1) noise.
+    t["variance"] = num(op.noise_sd * op.noise_sd);
+    {
+      std::vector<double> ac;
+      for (std::size_t h = 1; h <= 5; ++h) ac.push_back(std::pow(op.phi, double(h)));
+      t["autocorrelation"] = num_list(ac);
+    }
     t["lipschitz"] = num(op.f.lipschitz());
     t["sup_norm"] = num(op.f.sup_norm());
     t["log_sobolev"] = num(o.describe ? md->log_sobolev(n) : 0.0);
@@ -557,8 +567,9 @@ generated build(const generate_options& o, params& p, dpx::rng::philox4x32& g) {
       op.scaling = data::row_scaling::normalize;
     else
       core::throw_invalid(kFn, "--scaling", sc, "must be none, clip or normalize");
+    std::string lb;
     if (m == "sparse_logistic") {
-      const std::string lb = p.text("labels", "pm1");
+      lb = p.text("labels", "pm1");
       if (lb == "pm1")
         op.labels = data::label_encoding::plus_minus_one;
       else if (lb == "01")
@@ -582,9 +593,13 @@ generated build(const generate_options& o, params& p, dpx::rng::philox4x32& g) {
                          {"d", op.d},
                          {"k", op.k},
                          {"rho", op.rho},
-                         {"signal", op.signal},
-                         {"noise_sd", op.noise_sd},
-                         {"scaling", sc}};
+                         {"signal", op.signal}};
+    // Only the parameters the model takes: noise_sd for linear, the label encoding for logistic.
+    if (m == "sparse_linear")
+      par["parameters"]["noise_sd"] = op.noise_sd;
+    else
+      par["parameters"]["labels"] = lb;
+    par["parameters"]["scaling"] = sc;
     json t;
     t["support"] = s->support;
     std::vector<double> bv;

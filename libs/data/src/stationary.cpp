@@ -172,20 +172,49 @@ std::size_t stationary_gaussian::normals_needed() const noexcept {
   return s_->method == sampling_method::circulant ? s_->m : s_->n;
 }
 
-void stationary_gaussian::transform(double* w, std::span<double> out) const {
+void stationary_gaussian::check_workspace(const stationary_workspace& work,
+                                          std::span<double> out) const {
+  core::check_size("stationary_gaussian::sample_into", "out", out.size(), s_->n);
+  if (work.data() == nullptr || work.size() < work_size())
+    core::throw_invalid("stationary_gaussian::sample_into",
+                        "workspace",
+                        static_cast<double>(work.size()),
+                        "must hold work_size() = " + std::to_string(work_size()) + " doubles");
+}
+
+// Circulant: the normals w[0..M) become the half-complex input of the c2r FFT, bin k holding
+// (w[2k], w[2k+1]) scaled by scale[k]; bin 0 is real (w[1] is moved to the real Nyquist bin
+// M/2, i.e. w[M], w[M+1] = 0). Cholesky: nothing to do.
+void stationary_gaussian::scale_normals(double* w,
+                                        std::size_t begin,
+                                        std::size_t len) const noexcept {
   const state& s = *s_;
-  core::check_size("stationary_gaussian::transform", "out", out.size(), s.n);
-  if (s.method == sampling_method::circulant) {
-    const std::size_t h = s.m / 2;
-    const double z1 = w[1];
+  if (s.method != sampling_method::circulant || len == 0) return;
+  const std::size_t end = begin + len;
+  std::size_t j = begin;
+  if (j == 0) {
+    w[s.m] = s.scale[s.m / 2] * w[1];
+    w[s.m + 1] = 0.0;
     w[0] *= s.scale[0];
     w[1] = 0.0;
-    for (std::size_t k = 1; k < h; ++k) {
-      w[2 * k] *= s.scale[k];
-      w[2 * k + 1] *= s.scale[k];
-    }
-    w[2 * h] = s.scale[h] * z1;
-    w[2 * h + 1] = 0.0;
+    j = 2;
+  }
+  const double* sc = s.scale.data();
+  if (j % 2 == 1 && j < end) {  // chunks start even; kept for generality
+    w[j] *= sc[j / 2];
+    ++j;
+  }
+  for (; j + 1 < end; j += 2) {
+    const double f = sc[j / 2];
+    w[j] *= f;
+    w[j + 1] *= f;
+  }
+  if (j < end) w[j] *= sc[j / 2];
+}
+
+void stationary_gaussian::finish(double* w, std::span<double> out) const {
+  const state& s = *s_;
+  if (s.method == sampling_method::circulant) {
     fftw_execute_dft_c2r(s.plan.get(), reinterpret_cast<fftw_complex*>(w), w);
     for (std::size_t j = 0; j < s.n; ++j) out[j] = s.mean + w[j];
   } else {
@@ -197,6 +226,12 @@ void stationary_gaussian::transform(double* w, std::span<double> out) const {
       out[i] = s.mean + v;
     }
   }
+}
+
+void stationary_gaussian::transform(double* w, std::span<double> out) const {
+  core::check_size("stationary_gaussian::transform", "out", out.size(), s_->n);
+  scale_normals(w, 0, normals_needed());
+  finish(w, out);
 }
 
 std::vector<double> stationary_gaussian::implied_autocovariance() const {
@@ -217,12 +252,37 @@ std::vector<double> stationary_gaussian::implied_autocovariance() const {
   return g;
 }
 
+double stationary_gaussian::autocovariance(std::size_t h) const {
+  if (h >= s_->n)
+    core::throw_invalid("stationary_gaussian::autocovariance",
+                        "h",
+                        static_cast<double>(h),
+                        "must be < n = " + std::to_string(s_->n));
+  return s_->acvf[h];
+}
+xt::xtensor<double, 2> stationary_gaussian::covariance(std::size_t k) const {
+  if (k > s_->n)
+    core::throw_invalid("stationary_gaussian::covariance",
+                        "n",
+                        static_cast<double>(k),
+                        "must be <= the series length " + std::to_string(s_->n));
+  return toeplitz_covariance(std::span<const double>(s_->acvf.data(), k));
+}
+
 double stationary_gaussian::log_sobolev() const { return toeplitz_lambda_max(s_->acvf); }
 double stationary_gaussian::mean_variance_constant() const {
   return data::mean_variance_constant(s_->acvf);
 }
 
 // ---- designs -------------------------------------------------------------------------------
+xt::xtensor<double, 2> toeplitz_covariance(std::span<const double> g) {
+  const std::size_t n = g.size();
+  xt::xtensor<double, 2> c = xt::xtensor<double, 2>::from_shape({n, n});
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) c(i, j) = g[i > j ? i - j : j - i];
+  return c;
+}
+
 std::vector<double> toeplitz_power_autocovariance(std::size_t n, double r, double variance) {
   std::vector<double> g(n);
   double v = variance;
@@ -261,6 +321,9 @@ stationary_gaussian make_fgn(std::size_t n, const fgn_options& o) {
 }
 }  // namespace
 toeplitz::toeplitz(std::size_t n, toeplitz_options o) : o_(o), g_(make_toeplitz(n, o)) {}
+xt::xtensor<double, 2> toeplitz::covariance(std::size_t k) const {
+  return toeplitz_covariance(toeplitz_power_autocovariance(k, o_.rho, o_.variance));
+}
 double toeplitz::long_run_variance() const noexcept {
   return o_.variance * (1.0 + o_.rho) / (1.0 - o_.rho);
 }
@@ -271,6 +334,11 @@ void fgn_options::validate() const {
   core::check_finite("fgn", "mu", mu);
 }
 fgn::fgn(std::size_t n, fgn_options o) : o_(o), g_(make_fgn(n, o)) {}
+xt::xtensor<double, 2> fgn::covariance(std::size_t k) const {
+  std::vector<double> g(k);
+  for (std::size_t h = 0; h < k; ++h) g[h] = autocovariance(h);
+  return toeplitz_covariance(g);
+}
 double fgn::long_run_variance() const noexcept {
   if (o_.hurst > 0.5) return std::numeric_limits<double>::infinity();
   return o_.hurst == 0.5 ? o_.variance : 0.0;
@@ -288,6 +356,12 @@ void equicorrelated_options::validate() const {
 equicorrelated::equicorrelated(equicorrelated_options o) : o_(o) { o_.validate(); }
 double equicorrelated::long_run_variance() const noexcept {
   return o_.correlation > 0.0 ? std::numeric_limits<double>::infinity() : o_.variance;
+}
+xt::xtensor<double, 2> equicorrelated::covariance(std::size_t n) const {
+  xt::xtensor<double, 2> c = xt::xtensor<double, 2>::from_shape({n, n});
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) c(i, j) = autocovariance(i == j ? 0 : 1);
+  return c;
 }
 double equicorrelated::log_sobolev(std::size_t n) const noexcept {
   return o_.variance * (1.0 + (static_cast<double>(n) - 1.0) * o_.correlation);

@@ -22,6 +22,17 @@
 
 namespace dpx::data {
 
+namespace detail {
+/// v·I, n×n (the covariance of n i.i.d. values of variance v; v = +∞ for Student t with ν ≤ 2,
+/// where only the diagonal is infinite: distinct coordinates are independent).
+inline xt::xtensor<double, 2> scaled_identity(std::size_t n, double v) {
+  xt::xtensor<double, 2> c = xt::xtensor<double, 2>::from_shape({n, n});
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) c(i, j) = i == j ? v : 0.0;
+  return c;
+}
+}  // namespace detail
+
 /// X_i i.i.d. N(mu, sd²).
 struct iid_gaussian_options {
   double mu = 0.0;  ///< mean (finite)
@@ -50,6 +61,10 @@ class iid_gaussian {
   double mean() const noexcept { return o_.mu; }
   double variance() const noexcept { return o_.sd * o_.sd; }
   double autocovariance(std::size_t h) const noexcept { return h == 0 ? variance() : 0.0; }
+  /// variance()·I (n×n).
+  xt::xtensor<double, 2> covariance(std::size_t n) const {
+    return detail::scaled_identity(n, variance());
+  }
   double long_run_variance() const noexcept { return variance(); }
   double log_sobolev(std::size_t /*n*/) const noexcept { return variance(); }
   double marginal_log_sobolev() const noexcept { return variance(); }
@@ -90,6 +105,10 @@ class iid_student_t {
   /// scale²·nu/(nu−2) for nu > 2, +∞ otherwise.
   double variance() const noexcept;
   double autocovariance(std::size_t h) const noexcept { return h == 0 ? variance() : 0.0; }
+  /// variance()·I (n×n).
+  xt::xtensor<double, 2> covariance(std::size_t n) const {
+    return detail::scaled_identity(n, variance());
+  }
   double long_run_variance() const noexcept { return variance(); }
   double log_sobolev(std::size_t /*n*/) const noexcept {
     return std::numeric_limits<double>::infinity();
@@ -132,6 +151,10 @@ class iid_uniform {
   double mean() const noexcept { return 0.5 * (o_.lo + o_.hi); }
   double variance() const noexcept { return (o_.hi - o_.lo) * (o_.hi - o_.lo) / 12.0; }
   double autocovariance(std::size_t h) const noexcept { return h == 0 ? variance() : 0.0; }
+  /// variance()·I (n×n).
+  xt::xtensor<double, 2> covariance(std::size_t n) const {
+    return detail::scaled_identity(n, variance());
+  }
   double long_run_variance() const noexcept { return variance(); }
   double log_sobolev(std::size_t /*n*/) const noexcept;
   double marginal_log_sobolev() const noexcept;
@@ -174,6 +197,10 @@ class iid_beta {
     return o_.a * o_.b / (s * s * (s + 1.0));
   }
   double autocovariance(std::size_t h) const noexcept { return h == 0 ? variance() : 0.0; }
+  /// variance()·I (n×n).
+  xt::xtensor<double, 2> covariance(std::size_t n) const {
+    return detail::scaled_identity(n, variance());
+  }
   double long_run_variance() const noexcept { return variance(); }
   double log_sobolev(std::size_t /*n*/) const noexcept;
   double marginal_log_sobolev() const noexcept;

@@ -77,6 +77,11 @@ class toeplitz_operator {
   std::size_t size() const noexcept { return n_; }
   /// y = T x; x and y of length size(); not thread-safe (uses internal buffers).
   void apply(std::span<const double> x, std::span<double> y);
+  /// Eigenvalues of the circulant embedding (size m ≥ 2n), divided by m, k = 0..m/2: the
+  /// truncated symbol Σ_{|h|<n} γ(h) e^{−iω_k h} at ω_k = 2πk/m, over m.
+  std::span<const double> embedding_eigenvalues() const noexcept;
+  /// m (a 2·3·5·7-smooth size ≥ 2n; may be odd).
+  std::size_t embedding_size() const noexcept;
 
  private:
   struct impl;
