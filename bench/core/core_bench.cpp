@@ -50,9 +50,13 @@ void BM_philox_fill_uniform01(benchmark::State& state) {
 }
 BENCHMARK(BM_philox_fill_uniform01);
 
-// The same bulk fill pinned to the x86-64 baseline path (no AVX2): what a CPU without AVX2 gets.
-void BM_philox_fill_uniform01_baseline_path(benchmark::State& state) {
-  dpx::rng::detail::set_simd_path(dpx::rng::detail::simd_path::baseline);
+// The same bulk fill pinned to each compiled path (what a CPU without AVX-512 or AVX2 gets).
+void philox_fill_uniform01_on(benchmark::State& state, dpx::rng::detail::simd_path p) {
+  if (!dpx::rng::detail::simd_path_available(p)) {
+    state.SkipWithError("this CPU lacks the path");
+    return;
+  }
+  dpx::rng::detail::set_simd_path(p);
   auto g = dpx::rng::stream(1, 2, 3, dpx::rng::purpose::noise);
   std::vector<double> out(kN);
   for (auto _ : state) {
@@ -63,7 +67,8 @@ void BM_philox_fill_uniform01_baseline_path(benchmark::State& state) {
   dpx::rng::detail::set_simd_path(dpx::rng::detail::simd_path::automatic);
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kN));
 }
-BENCHMARK(BM_philox_fill_uniform01_baseline_path);
+BENCHMARK_CAPTURE(philox_fill_uniform01_on, avx2_path, dpx::rng::detail::simd_path::avx2);
+BENCHMARK_CAPTURE(philox_fill_uniform01_on, baseline_path, dpx::rng::detail::simd_path::baseline);
 
 void BM_philox_fill_u32(benchmark::State& state) {
   auto g = dpx::rng::stream(1, 2, 3, dpx::rng::purpose::noise);

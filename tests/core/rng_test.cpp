@@ -3,8 +3,8 @@
 //    default-constructed philox4x32 to be 1955073260.
 //  * The engine equals Random123's raw philox4x32 bijection block by block.
 //  * Bulk fills equal the scalar stream bit for bit, for every starting offset within a block
-//    and every length, and leave the engine in the same state — on each compiled path (x86-64
-//    baseline and AVX2, pinned one at a time), not only the one this CPU would pick.
+//    and every length, and leave the engine in the same state — on each compiled path this CPU
+//    can run (x86-64 baseline, AVX2, AVX-512; pinned one at a time), not only the one it picks.
 //  * discard(z) equals z calls.
 //  * Keyed streams: identical keys give identical streams; any change of seed, cell,
 //    replication or purpose gives a different stream; streams do not depend on thread count.
@@ -58,11 +58,13 @@ template <class Body>
 void for_each_simd_path(Body body) {
   using detail::simd_path;
   int ran = 0;
-  for (simd_path p : {simd_path::baseline, simd_path::avx2}) {
+  for (simd_path p : {simd_path::baseline, simd_path::avx2, simd_path::avx512}) {
     if (!detail::simd_path_available(p)) continue;
     detail::set_simd_path(p);
     ASSERT_EQ(detail::active_simd_path(), p);
-    SCOPED_TRACE(p == simd_path::baseline ? "baseline path" : "avx2 path");
+    SCOPED_TRACE(p == simd_path::baseline ? "baseline path"
+                 : p == simd_path::avx2   ? "avx2 path"
+                                          : "avx512 path");
     body();
     ++ran;
   }
@@ -78,7 +80,13 @@ TEST(Philox, SimdPathsCanBePinned) {
   detail::set_simd_path(simd_path::automatic);
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
     !defined(__SANITIZE_ADDRESS__)
-  if (__builtin_cpu_supports("avx2")) {
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw")) {
+    EXPECT_EQ(detail::active_simd_path(), simd_path::avx512);
+    detail::set_simd_path(simd_path::avx2);
+    EXPECT_EQ(detail::active_simd_path(), simd_path::avx2);
+    detail::set_simd_path(simd_path::automatic);
+  } else if (__builtin_cpu_supports("avx2")) {
     EXPECT_EQ(detail::active_simd_path(), simd_path::avx2);
   }
 #endif

@@ -89,10 +89,11 @@ template <int K>
   }
 }
 
-// Two compiled paths: the x86-64 baseline and an AVX2 version (the same source, compiled with
-// target("avx2")), chosen once at run time from the CPU unless a test pins one
-// (detail::set_simd_path). Integer arithmetic is exact and the double conversion above is exact,
-// so both produce the same bits; tests/core checks each path against the scalar Random123 path.
+// Three compiled paths: the x86-64 baseline, and AVX2 and AVX-512 versions of the same source
+// (compiled with target attributes), chosen at run time from the CPU unless a test pins one
+// (detail::set_simd_path). AVX-512 roughly doubles the bulk fill (16 lanes of 32-bit state).
+// Integer arithmetic is exact and the double conversion above is exact, so both produce the same
+// bits; tests/core checks each path against the scalar Random123 path.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
     !defined(__SANITIZE_ADDRESS__)
 #define DPX_HAVE_AVX2_PATH 1
@@ -129,6 +130,16 @@ void blocks_baseline(std::uint32_t k0,
 
 #ifdef DPX_HAVE_AVX2_PATH
 template <int K, class T>
+[[gnu::target("avx512f,avx512vl,avx512dq,avx512bw")]] void blocks_avx512(std::uint32_t k0,
+                                                                         std::uint32_t k1,
+                                                                         std::uint64_t first,
+                                                                         std::uint32_t w2,
+                                                                         std::uint32_t w3,
+                                                                         std::size_t n,
+                                                                         T* out) {
+  philox_blocks<K>(k0, k1, first, w2, w3, n, out);
+}
+template <int K, class T>
 [[gnu::target("avx2")]] void blocks_avx2(std::uint32_t k0,
                                          std::uint32_t k1,
                                          std::uint64_t first,
@@ -151,9 +162,26 @@ bool avx2_supported() noexcept {
 #endif
 }
 
-bool use_avx2() noexcept {
-  const auto p = static_cast<detail::simd_path>(g_simd_path.load(std::memory_order_relaxed));
-  return p != detail::simd_path::baseline && avx2_supported();
+bool avx512_supported() noexcept {
+#ifdef DPX_HAVE_AVX2_PATH
+  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                          __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw");
+  return yes;
+#else
+  return false;
+#endif
+}
+
+// The path the bulk fills take: the pinned one if this CPU has it, else the best one below it
+// (automatic = the best the CPU has).
+detail::simd_path chosen_path() noexcept {
+  using detail::simd_path;
+  const auto p = static_cast<simd_path>(g_simd_path.load(std::memory_order_relaxed));
+  if (p == simd_path::baseline) return simd_path::baseline;
+  if ((p == simd_path::automatic || p == simd_path::avx512) && avx512_supported())
+    return simd_path::avx512;
+  if (avx2_supported()) return simd_path::avx2;
+  return simd_path::baseline;
 }
 
 template <int K, class T>
@@ -165,9 +193,15 @@ void blocks(std::uint32_t k0,
             std::size_t n,
             T* out) {
 #ifdef DPX_HAVE_AVX2_PATH
-  if (use_avx2()) {
-    blocks_avx2<K>(k0, k1, first, w2, w3, n, out);
-    return;
+  switch (chosen_path()) {
+    case detail::simd_path::avx512:
+      blocks_avx512<K>(k0, k1, first, w2, w3, n, out);
+      return;
+    case detail::simd_path::avx2:
+      blocks_avx2<K>(k0, k1, first, w2, w3, n, out);
+      return;
+    default:
+      break;
   }
 #endif
   blocks_baseline<K>(k0, k1, first, w2, w3, n, out);
@@ -179,8 +213,17 @@ namespace detail {
 void set_simd_path(simd_path p) noexcept {
   g_simd_path.store(static_cast<int>(p), std::memory_order_relaxed);
 }
-simd_path active_simd_path() noexcept { return use_avx2() ? simd_path::avx2 : simd_path::baseline; }
-bool simd_path_available(simd_path p) noexcept { return p != simd_path::avx2 || avx2_supported(); }
+simd_path active_simd_path() noexcept { return chosen_path(); }
+bool simd_path_available(simd_path p) noexcept {
+  switch (p) {
+    case simd_path::avx2:
+      return avx2_supported();
+    case simd_path::avx512:
+      return avx512_supported();
+    default:
+      return true;
+  }
+}
 }  // namespace detail
 
 philox4x32::counter_type philox4x32::block(const counter_type& counter,

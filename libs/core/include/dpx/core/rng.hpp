@@ -61,7 +61,7 @@ class philox4x32 {
 
   /// Bulk fills. Each equals, bit for bit, the same number of scalar calls in sequence
   /// (fill_uniform01(x) == {uniform01(), uniform01(), ...}) and leaves the engine in the same
-  /// state; whole blocks go through a SIMD kernel (AVX2 when the CPU has it).
+  /// state; whole blocks go through a SIMD kernel (AVX-512 or AVX2 when the CPU has it).
   void fill(std::span<std::uint32_t> out) noexcept;
   void fill_uniform01(std::span<double> out) noexcept;
   void fill_uniform_open01(std::span<double> out) noexcept;
@@ -156,9 +156,10 @@ philox4x32 os_seeded_philox();
 
 namespace detail {
 /// The compiled paths of the bulk fills (fill, fill_uniform01, fill_uniform_open01): the x86-64
-/// baseline and, on x86-64 GCC builds, an AVX2 version of the same source. Both give the same
-/// bits (exact integer arithmetic); `automatic` takes AVX2 when the CPU has it.
-enum class simd_path { automatic, baseline, avx2 };
+/// baseline and, on x86-64 GCC builds, AVX2 and AVX-512 (F, VL, DQ, BW) versions of the same
+/// source. All give the same bits (exact integer arithmetic); `automatic` takes the best one the
+/// CPU has.
+enum class simd_path { automatic, baseline, avx2, avx512 };
 /// Pins the path (for tests and benchmarks; set it before filling, not while other threads
 /// fill). A path the build or CPU lacks falls back to the baseline.
 void set_simd_path(simd_path p) noexcept;
