@@ -289,6 +289,15 @@ int run_fit(const fit_options& o) {
     j["delta"] = nullptr;
   }
   j["solver"] = o.solver;
+  // What the output protects, in words (from the solver). ISTDP as_published spends (epsilon,
+  // delta) on its noisy gradient releases only: its BB step and line search read the exact
+  // gradients and objective (spec istdp.md item 1), so the printed epsilon and delta are NOT a
+  // guarantee for the coefficients. Say so in the JSON and on stderr.
+  j["guarantee"] = r.guarantee;
+  if (o.solver == "istdp" && o.variant == "as_published")
+    std::cerr << "dpx fit: warning: --variant as_published is NOT differentially private: epsilon "
+                 "and delta calibrate only the noisy gradient releases; the step selection reads "
+                 "the data directly\n";
   j["seconds"] = r.seconds;
   std::cout << j.dump() << "\n";
   return dpx::cli::exit_ok;
@@ -311,7 +320,10 @@ const bool registered = dpx::cli::register_command(
           "--tol and the prox-gradient mapping below 100 tol. Private solvers need --epsilon and "
           "--delta, clip per-example gradients to --clip, and run --max-iter iterations "
           "(istdp/noisy_pgd default 200, dp_sgd 1000); the reported objective is computed from "
-          "the data and is NOT private. 'seconds' is the solve time only.");
+          "the data and is NOT private. 'guarantee' says what the output protects: with --solver "
+          "istdp --variant as_published it reads 'NOT private' (epsilon and delta then calibrate "
+          "only the gradient releases; seed 002's step selection reads the data) and a warning "
+          "goes to stderr. 'seconds' is the solve time only.");
       sub.add_option("--input", o->input, "CSV file with a header row")->required();
       sub.add_option("--target", o->target, "Response column")->required();
       sub.add_option("--features", o->features, "Comma-separated feature columns (default: all)");

@@ -13,7 +13,8 @@
 //    gradient is the constant -m — O(d) per iteration instead of O(nd) — and checks at the end
 //    that dpx::losses::glm_loss(smoothed_hinge, h) gives the same value at the output (to 1e-12).
 //    A linear loss on a ball is the case in which Theorem 1's R G / sqrt(T) is attained (the
-//    averaged iterate carries the approach transient): exactly r / (2 sqrt T) for T >= 1/||m||^2.
+//    averaged iterate carries the approach transient): r / (2 sqrt T) to leading order for T >=
+//    1/||m||^2.
 //  * logistic (T sweep only, nonprivate): glm_loss on the same data; the data are separable along
 //    e_1, so the constraint is active; L* from 3000 projected-gradient steps with step 1 / L_s
 //    (L_s the power-iteration smoothness; nonprivate reference).
@@ -27,6 +28,9 @@
 //
 // Metrics:
 //   excess      L(w_avg) - L*
+//   excess_leading  hinge without noise: excess + ||m|| r / (2T), the leading term r / (2 sqrt T)
+//               up to a higher-order remainder (measured: 7e-5 relative at T = 100, 4e-6 at
+//               T = 1e4); otherwise equal to excess
 //   bound       the spec's bound without constants: R G / sqrt T (none), R G d sqrt(ln(1/delta)) /
 //               (n eps) (per-coordinate Laplace), R G sqrt(d ln(1/delta)) / (n eps) (L2 Laplace,
 //               Gaussian)
@@ -162,7 +166,7 @@ metrics run(const cell_context& ctx) {
   const std::vector<double> w0(d, 0.0);
   auto noise_rng = ctx.stream(rng::purpose::noise);
 
-  double excess = 0, noise_scale = 0;
+  double excess = 0, noise_scale = 0, excess_leading = 0;
   if (loss_name == "hinge") {
     const double h = 1 - r;
     linear_piece lp;
@@ -179,6 +183,12 @@ metrics run(const cell_context& ctx) {
     double mw = 0;
     for (std::size_t j = 0; j < d; ++j) mw += lp.m[j] * res.x[j];
     excess = r * mn - mw;
+    // Without noise the averaged iterate's excess is r/(2 sqrt T) - ||m|| r/(2T) for
+    // T >= 1/||m||^2 up to a higher-order remainder: adding the O(1/T) term back isolates the
+    // leading term.
+    excess_leading = noise == solvers::pgd_noise::none && double(T) * mn * mn >= 1
+                         ? excess + mn * r / (2.0 * double(T))
+                         : excess;
     // The shortcut is exact: glm_loss's smoothed hinge agrees at the output.
     const losses::glm_loss hinge(losses::glm_kind::smoothed_hinge, {x, y, n, d}, h);
     const double diff = hinge.value(res.x) - lp.value(res.x);
@@ -197,8 +207,10 @@ metrics run(const cell_context& ctx) {
     excess = lg.value(res.x) - lg.value(ref.x);
     // The reference is converged far below the measured excess (checked, never assumed).
     if (!(excess > 0)) throw std::runtime_error("noisy_pgd_rates: reference not converged");
+    excess_leading = excess;
   }
   return {{"excess", excess},
+          {"excess_leading", excess_leading},
           {"bound", bound},
           {"ratio", excess / bound},
           {"iterations", double(T)},
@@ -209,7 +221,7 @@ metrics run(const cell_context& ctx) {
 harness::driver make_driver() {
   harness::driver d;
   d.name = "noisy_pgd_rates";
-  d.version = "1";
+  d.version = "2";
   d.description = "PGD / noisy PGD (seed 001): excess risk against T, n, d, epsilon";
   d.params = {
       {"sweep",
@@ -231,7 +243,8 @@ harness::driver make_driver() {
       {"margin", "a: component of every y_i x_i along e_1", harness::param_value{0.5}},
   };
   d.data_keys = {"n", "d", "margin"};
-  d.metric_names = {"excess", "bound", "ratio", "iterations", "noise_scale", "step"};
+  d.metric_names = {
+      "excess", "excess_leading", "bound", "ratio", "iterations", "noise_scale", "step"};
   d.run = run;
   return d;
 }

@@ -143,6 +143,16 @@ TEST(OnlineKernelOptions, BadFieldsNamed) {
   o.privacy = kernel_privacy::function_release;
   o.delta = 2;
   check(o, kernel{}, "delta");
+  // function_release uses HRW's classical constant sqrt(2 log(2/delta))/epsilon: epsilon <= 1.
+  o = {};
+  o.privacy = kernel_privacy::function_release;
+  o.epsilon = 1.5;
+  check(o, kernel{}, "epsilon");
+  o.epsilon = 1.0;  // the boundary is allowed
+  EXPECT_NO_THROW(online_kernel_regression(kernel{}, 1, o));
+  o.privacy = kernel_privacy::per_query;  // per-query Laplace has no such restriction
+  o.epsilon = 5.0;
+  EXPECT_NO_THROW(online_kernel_regression(kernel{}, 1, o));
   check({}, kernel{kernel_kind::gaussian, -1.0}, "bandwidth");
 }
 

@@ -84,8 +84,17 @@ void online_kernel_options::validate() const {
   core::check_positive(fn, "output_bound", output_bound);
   core::check_positive(fn, "input_bound", input_bound);
   if (privacy != kernel_privacy::none) core::check_positive(fn, "epsilon", epsilon);
-  if (privacy == kernel_privacy::function_release)
+  if (privacy == kernel_privacy::function_release) {
     core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
+    // HRW 2013 (Prop. 3 / Cor. 9) calibrate with the classical Gaussian constant
+    // sqrt(2 log(2/delta)) / epsilon, whose proof needs epsilon <= 1.
+    if (!(epsilon <= 1.0))
+      core::throw_invalid(fn,
+                          "epsilon",
+                          epsilon,
+                          "must be <= 1 for function_release (the classical Gaussian constant "
+                          "sqrt(2 log(2/delta))/epsilon of Hall, Rinaldo & Wasserman needs it)");
+  }
 }
 
 online_kernel_regression::online_kernel_regression(kernel k,

@@ -72,7 +72,7 @@ struct online_kernel_options {
   double output_bound = 1.0;  ///< M > 0 (responses clamped to [-M, M])
   double input_bound = 1.0;   ///< public bound on ||x|| (polynomial / linear kappa), > 0
   kernel_privacy privacy = kernel_privacy::none;
-  double epsilon = 1.0;  ///< > 0 (per_query, function_release)
+  double epsilon = 1.0;  ///< > 0 (per_query); in (0, 1] (function_release: HRW's constant)
   double delta = 1e-5;   ///< in (0, 1) (function_release)
   void validate() const;
 };
