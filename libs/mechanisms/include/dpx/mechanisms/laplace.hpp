@@ -61,7 +61,8 @@ class laplace {
   /// Variance of one noise coordinate, 2 b^2.
   double variance() const noexcept { return 2.0 * scale_ * scale_; }
 
-  /// One noise draw, location 0 (consumes one rng::uniform_open01).
+  /// One noise draw, location 0 (consumes one 64-bit word of the generator: two 32-bit outputs
+  /// of a Philox stream; detail::laplace_from_bits).
   template <std::uniform_random_bit_generator G>
   double sample(G& g) const {
     return detail::laplace_from_bits(rng::detail::bits64(g), scale_);
