@@ -377,6 +377,12 @@ TEST(FitRates, OneReplicationIsJudgedByTheToleranceAlone) {
   EXPECT_TRUE(loose[0].pass);
   EXPECT_FALSE(fit_rates(b.t, {rate(-0.5, 0.01)}, opts())[0].pass);
   EXPECT_FALSE(fit_rates(b.t, {rate(-0.25, 0.1)}, opts())[0].pass);
+  // The same with 30 identical replications (deterministic values): a degenerate interval.
+  table_builder many({"n"}, {"err"});
+  for (const double n : geometric(100, 100000, 7))
+    for (std::uint32_t r = 0; r < 30; ++r) many.add({format_number(n)}, r, {std::pow(n, -0.52)});
+  EXPECT_TRUE(fit_rates(many.t, {rate(-0.5, 0.05)}, opts())[0].pass);
+  EXPECT_FALSE(fit_rates(many.t, {rate(-0.5, 0.01)}, opts())[0].pass);
 }
 
 TEST(FitRates, JointResamplingRespectsCommonRandomNumbers) {

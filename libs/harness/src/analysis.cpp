@@ -598,12 +598,13 @@ void fit_group(const rate_spec& spec,
   // correlated data every bootstrap slope equals the fitted one up to the last few bits.
   constexpr double slack = 1e-9;
   const bool within_tolerance = std::fabs(res.slope - res.expected) <= res.tolerance + slack;
-  // One replication: the values are deterministic, there is no sampling error to cover, and
-  // the check is the tolerance alone (the zero-width interval would otherwise demand the exact
-  // slope to 1e-9).
-  res.pass = m == 1 ? within_tolerance
-                    : res.ci_lo - slack <= res.expected && res.expected <= res.ci_hi + slack &&
-                          within_tolerance;
+  // A degenerate interval (one replication, or replications whose resampling never moves the
+  // slope, e.g. deterministic values): the slope carries no sampling error, so the check is the
+  // tolerance alone (containment would otherwise demand the exact slope to 1e-9).
+  const bool degenerate = m == 1 || res.ci_hi - res.ci_lo <= slack;
+  res.pass = degenerate ? within_tolerance
+                        : res.ci_lo - slack <= res.expected && res.expected <= res.ci_hi + slack &&
+                              within_tolerance;
   res.note = note;
 }
 
