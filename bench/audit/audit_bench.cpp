@@ -79,8 +79,9 @@ void BM_solver_audit(benchmark::State& s, std::string name, std::size_t trials) 
 const bool registered = [] {
   for (const auto& m : audit::mechanism_names()) {
     const bool slow = m == "stable_histogram" || m == "winsorized_mean" || m == "kv_mean" ||
-                      m == "local_mean" || m == "exponential_mechanism" ||
-                      m == "permute_and_flip" || m.find("mironov") != std::string::npos;
+                      m == "local_mean" || m == "user_mean" || m == "priestley_chao" ||
+                      m == "exponential_mechanism" || m == "permute_and_flip" ||
+                      m.find("mironov") != std::string::npos;
     const std::size_t trials = slow ? 100000 : 1000000;
     for (bool broken : {false, true}) {
       if (broken && m.find("mironov") != std::string::npos) continue;

@@ -3,7 +3,7 @@
 // target: a mechanism / estimator audit of audit::mechanism_names() (laplace, gaussian,
 // discrete_laplace, discrete_gaussian, randomized_response, stable_histogram, local_histogram,
 // laplace_mironov, float_safe_laplace_mironov, exponential_mechanism, permute_and_flip,
-// winsorized_mean, kv_mean, local_mean) or a solver
+// winsorized_mean, kv_mean, local_mean, user_mean, priestley_chao) or a solver
 // canary audit of audit::solver_names() (istdp_as_published, istdp_strict, noisy_pgd, dp_sgd). Each
 // replication runs `trials` trials per side of the target's worst-case neighbouring pair, chooses a
 // threshold test on half of them and bounds its error rates on the other half with Clopper–Pearson

@@ -11,6 +11,8 @@
 #include "dpx/core/error.hpp"
 #include "dpx/estimators/central.hpp"
 #include "dpx/estimators/local.hpp"
+#include "dpx/estimators/nonparametric.hpp"
+#include "dpx/estimators/user_level.hpp"
 #include "dpx/losses/losses.hpp"
 #include "dpx/prox/prox.hpp"
 #include "dpx/solvers/dp_sgd.hpp"
@@ -84,7 +86,9 @@ std::vector<std::string> mechanism_names() {
           "permute_and_flip",
           "winsorized_mean",
           "kv_mean",
-          "local_mean"};
+          "local_mean",
+          "user_mean",
+          "priestley_chao"};
 }
 
 void mechanism_audit_spec::validate() const {
@@ -265,6 +269,38 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
                   0.25 * spec.delta,
                   eps_words(eps, spec.delta) + " (Karwa-Vadhan, known sigma = 1, beta = 0.1, n = " +
                       std::to_string(spec.records) + ")" + share,
+                  options,
+                  eps);
+  }
+  if (m == "user_mean") {
+    // User level: each of the n = records users contributes a row of kUserTimes values; d = 1
+    // (split_budget's single case: the same (eps/2, delta) + eps/2 stages as winsorized_mean).
+    constexpr std::size_t kUserTimes = 4;
+    estimators::winsorized_mean_hd_options o;
+    o.epsilon = eps;
+    o.delta = spec.delta;
+    o.rule = estimators::interval_rule::paper(1.0);
+    return finish(user_mean_pair(o, spec.records, kUserTimes, trials, g, spec.broken),
+                  central_claim,
+                  0.25 * spec.delta,
+                  eps_words(eps, spec.delta) +
+                      " at USER level (S1 Def 5.1, tau = 1, n = " + std::to_string(spec.records) +
+                      " users x T = " + std::to_string(kUserTimes) + ", d = 1)" + share,
+                  options,
+                  eps);
+  }
+  if (m == "priestley_chao") {
+    estimators::priestley_chao_options o;  // b = 0.1, Gaussian kernel, Lemma 4.9 radius
+    o.epsilon = eps;
+    o.delta = spec.delta;
+    return finish(priestley_chao_pair(o, spec.records, trials, g, spec.broken),
+                  central_claim,
+                  0.25 * spec.delta,
+                  eps_words(eps, spec.delta) + " (S1 Def 4.8 at one point x0 = " +
+                      core::format_double(static_cast<double>(priestley_chao_index(spec.records)) /
+                                          static_cast<double>(spec.records)) +
+                      ", b = 0.1, Gaussian kernel, n = " + std::to_string(spec.records) + ")" +
+                      share,
                   options,
                   eps);
   }

@@ -61,7 +61,8 @@ TEST(PrivacyAuditPreset, GridCoversEveryTarget) {
         EXPECT_FALSE(broken) << c.key;
       }
       const bool slow = is_attack(t) || t == "stable_histogram" || t == "winsorized_mean" ||
-                        t == "kv_mean" || t == "local_mean" || t == "exponential_mechanism" ||
+                        t == "kv_mean" || t == "local_mean" || t == "user_mean" ||
+                        t == "priestley_chao" || t == "exponential_mechanism" ||
                         t == "permute_and_flip";
       EXPECT_LE(trials, slow ? 100000 : 1000000) << c.key;
     }

@@ -2,8 +2,8 @@
 // epsilon) <= 1 - confidence", auditor.hpp):
 //  * VALIDITY — correct mechanisms are never reported above their claim: every named
 //    mechanism and estimator audit at confidence 0.99 (false-positive rate <= 1% per check, by
-//    the Clopper–Pearson + union-bound argument; the family of 13 checks has a family-wise
-//    false-positive rate <= 13%, and far less in practice because most bounds are not tight).
+//    the Clopper–Pearson + union-bound argument; the family of 15 checks has a family-wise
+//    false-positive rate <= 15%, and far less in practice because most bounds are not tight).
 //  * VALIDITY, measured: 200 independent audits (1000 trials per side) of randomized response,
 //    whose threshold test attains e^eps exactly: the number whose bound exceeds eps is
 //    Binomial(200, p) with p <= 0.05; we require <= 20 (P(Bin(200, 0.05) > 20) = 0.0014).
@@ -18,7 +18,8 @@
 //    permute-and-flip at 2 eps, and the estimators with half their mean-stage noise are
 //    reported above their claim; Mironov's attack on the research-grade Laplace gives a
 //    bound > 5; the SAME attack on the float-safe Laplace stays <= eps.
-//  * ESTIMATORS (winsorized_mean, kv_mean, local_mean; pairs.hpp): their pairs audit the mean
+//  * ESTIMATORS (winsorized_mean, kv_mean, local_mean, user_mean (user level: one user's whole
+//    row of T = 4 values), priestley_chao at one point; pairs.hpp): their pairs audit the mean
 //    stage's share eps_m = eps/2 of the budget, and that is their claim (plus -ln(1 - delta/4)
 //    and delta/4 for the central ones). Validity: below the claim (above); tightness: >= 0.8
 //    eps_m with 2 x 10^4 trials per side (a Laplace location pair: measured 0.88-0.98), which
@@ -26,7 +27,9 @@
 //    noise at half scale, eps_m doubled) is caught. The delta/4 in the central claims (the
 //    probability that the stable histogram releases a lone record's bin) is checked by
 //    sampling at delta = 0.4 (release frequency 0.1 within 5 sd: false-positive rate 6e-7;
-//    delta/2 would be 47 sd away).
+//    delta/2 would be 47 sd away). The user-level pair (one user's whole row of T = 4 values)
+//    catches an ITEM-level calibration (S1 Alg. 4 on the n T flattened rows: (T eps/2)-DP on
+//    the pair) against the user-level claim, and the user-level estimator stays below it.
 //  * PRIVACY PROFILE: the histogram estimate of the hockey-stick divergence (privacy_profile,
 //    64 equal-mass bins) on 2 x 10^5 samples per side matches the analytic profiles of the
 //    Laplace pair (delta(eps) = 1 - exp((eps - eps0)/2) for eps <= eps0, 0 beyond; eps0 =
@@ -42,6 +45,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -71,7 +75,8 @@ audit::named_audit_result run(const std::string& name,
 
 std::size_t trials_for(const std::string& name) {
   if (name == "stable_histogram" || name == "winsorized_mean" || name == "kv_mean" ||
-      name == "local_mean" || name == "exponential_mechanism" || name == "permute_and_flip")
+      name == "local_mean" || name == "user_mean" || name == "priestley_chao" ||
+      name == "exponential_mechanism" || name == "permute_and_flip")
     return 20000;
   if (name.find("mironov") != std::string::npos) return 20000;
   return 100000;
@@ -127,7 +132,9 @@ TEST(AuditPower, BrokenMechanismsAreCaught) {
                            "permute_and_flip",
                            "winsorized_mean",
                            "kv_mean",
-                           "local_mean"}) {
+                           "local_mean",
+                           "user_mean",
+                           "priestley_chao"}) {
     const auto r = run(name, true, trials_for(name), 0.95, 31);
     EXPECT_GT(r.audit.epsilon_lower_bound, r.claimed_epsilon) << name;
     EXPECT_TRUE(r.violation) << name;
@@ -135,7 +142,8 @@ TEST(AuditPower, BrokenMechanismsAreCaught) {
 }
 
 TEST(AuditEstimators, MeanStageClaimIsTight) {
-  for (const char* name : {"winsorized_mean", "kv_mean", "local_mean"}) {
+  for (const char* name :
+       {"winsorized_mean", "kv_mean", "local_mean", "user_mean", "priestley_chao"}) {
     const auto r = run(name, false, 20000, 0.95, 71);
     EXPECT_DOUBLE_EQ(r.total_epsilon, 1.0) << name;
     EXPECT_LE(r.audit.epsilon_lower_bound, r.claimed_epsilon) << name;
@@ -143,6 +151,33 @@ TEST(AuditEstimators, MeanStageClaimIsTight) {
     // the total epsilon is not what this pair can reach
     EXPECT_LT(r.audit.epsilon_lower_bound, 0.8 * r.total_epsilon) << name;
   }
+}
+
+TEST(AuditEstimators, UserPairCatchesAnItemLevelCalibration) {
+  // Power of the user-level pair ON the user-level property: S1 Alg. 4 run on the n T
+  // flattened rows (item level: noise for sensitivity 2 kappa/(n T)) sees the lone user's T
+  // changed values move its clipped mean by 2 kappa/n, T times what its noise covers: on this
+  // pair its mean stage is (T eps/2)-DP (T = 4: 2), far above the user-level claim eps/2 +
+  // O(delta). Confidence 0.95; measured ~1.9.
+  const std::size_t users = 200, times = 4, trials = 20000;
+  const double eps = 1.0, delta = 1e-5, kappa = 3.0;
+  estimators::winsorized_mean_options o{eps, delta, estimators::interval_rule::paper(1.0)};
+  std::vector<double> rows(users * times, 0.0), s0(trials), s1(trials);
+  auto g = rng::stream(91, 0, 0, rng::purpose::audit);
+  for (int side = 0; side < 2; ++side) {
+    std::fill(rows.end() - times, rows.end(), (side == 0 ? -10 : 10) * kappa);
+    auto& out = side == 0 ? s0 : s1;
+    for (auto& v : out)
+      v = estimators::winsorized_mean(std::span<const double>(rows), o, g).estimate;
+  }
+  audit::audit_options ao;
+  ao.delta = 0.25 * delta;
+  const double claim = 0.5 * eps - std::log1p(-0.25 * delta);
+  EXPECT_GT(audit::audit_samples(s0, s1, ao).epsilon_lower_bound, claim);
+  // ... while the user-level estimator on the same panels stays below it
+  const auto r = run("user_mean", false, trials, 0.95, 91);
+  EXPECT_DOUBLE_EQ(r.claimed_epsilon, claim);
+  EXPECT_LE(r.audit.epsilon_lower_bound, claim);
 }
 
 TEST(AuditEstimators, LoneRecordBinIsReleasedWithProbabilityDeltaOverFour) {

@@ -37,8 +37,10 @@ struct mechanism_audit_spec {
   /// stable_histogram, local_histogram, laplace_mironov (research-grade Laplace under Mironov's
   /// attack), float_safe_laplace_mironov (the same attack on the float-safe Laplace),
   /// exponential_mechanism, permute_and_flip (selection_pair, k = candidates),
-  /// winsorized_mean, kv_mean, local_mean (estimators::winsorized_mean, kv_mean, local_mean;
-  /// their pairs audit the mean stage's share of epsilon, pairs.hpp).
+  /// winsorized_mean, kv_mean, local_mean, user_mean, priestley_chao
+  /// (estimators::winsorized_mean, kv_mean, local_mean, user_mean (user level, d = 1, T = 4
+  /// values per user), priestley_chao at one point; their pairs audit the mean stage's share
+  /// of epsilon, pairs.hpp).
   std::string mechanism = "laplace";
   /// Claimed epsilon (> 0), used when neither scale nor noise_multiplier is given.
   std::optional<double> epsilon;
@@ -52,8 +54,9 @@ struct mechanism_audit_spec {
   /// Sensitivity Delta (> 0; an integer for the discrete mechanisms).
   double sensitivity = 1.0;
   /// delta of the calibration for gaussian, discrete_gaussian, stable_histogram,
-  /// winsorized_mean, kv_mean (in (0, 1)); pure-DP mechanisms (laplace, discrete_laplace,
-  /// randomized_response, local_histogram, the attacks, local_mean) are audited with delta = 0.
+  /// winsorized_mean, kv_mean, user_mean, priestley_chao (in (0, 1)); pure-DP mechanisms (laplace,
+  /// discrete_laplace, randomized_response, local_histogram, the attacks, local_mean) are audited
+  /// with delta = 0.
   double delta = 1e-5;
   /// Broken variant: the noise scale (b or sigma) is halved (randomized response and the
   /// histograms and the selection mechanisms: run at 2 epsilon; the estimators: their mean-stage
@@ -63,7 +66,8 @@ struct mechanism_audit_spec {
   std::int64_t categories = 2;   ///< randomized_response: k >= 2
   std::int64_t bins = 4;         ///< local_histogram: number of bins >= 2
   std::int64_t candidates = 50;  ///< exponential_mechanism, permute_and_flip: k >= 2
-  /// stable_histogram / winsorized_mean / kv_mean: n (local_mean: always one user). The stable
+  /// stable_histogram / winsorized_mean / kv_mean / priestley_chao: n; user_mean: the number
+  /// of users (local_mean: always one user). The stable
   /// histogram raises it to the smallest
   /// even n >= 8 ln(2/delta)/eps + 8 so that both audited bins stay far above the threshold.
   std::size_t records = 200;
@@ -76,7 +80,8 @@ struct named_audit_result {
   audit_result audit;  ///< the auditor's result (bound, counts, chosen test)
   /// The epsilon the audit checks: the guarantee claimed for the (unbroken) mechanism on the
   /// audited pair. Equal to total_epsilon except for the estimators, whose pairs audit the
-  /// mean stage's share (winsorized_mean, kv_mean: eps/2 - ln(1 - delta/4); local_mean: eps/2).
+  /// mean stage's share (winsorized_mean, kv_mean, user_mean, priestley_chao: eps/2 - ln(1 -
+  /// delta/4); local_mean: eps/2).
   double claimed_epsilon = 0;
   double claimed_delta = 0;  ///< delta of that claim (0 for pure DP), used in the bound
   double total_epsilon = 0;  ///< the target's overall epsilon guarantee

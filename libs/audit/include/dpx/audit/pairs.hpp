@@ -2,8 +2,10 @@
 /// \file
 /// Worst-case neighbouring pairs and distinguishing statistics for the mechanisms of
 /// dpx::mechanisms (not yet: l2_laplace, float_safe_gaussian, the exponential-mechanism
-/// quantile) and for three estimators of dpx::estimators (winsorized_mean, kv_mean,
-/// local_mean: their mean stage). Each function runs the mechanism
+/// quantile) and for five estimators of dpx::estimators (winsorized_mean, kv_mean,
+/// local_mean, user_mean, random_effects_mean, longitudinal_regression with p = 1,
+/// priestley_chao at a point: their mean stage; not yet: the d > 1 (composed) and sample-split
+/// means, kv_mean_unknown_sigma, the variance estimators). Each function runs the mechanism
 /// `trials` times on D and on D' and returns the statistic(s) of every output, ready for
 /// audit_samples (auditor.hpp). Randomness: every draw from the generator passed in (D's trials
 /// first, then D''s).
@@ -66,6 +68,27 @@
 ///       two sides. Statistic: estimate - m^ (I^ is broadcast, public) = -+kappa + Lap(2
 ///       kappa/eps_m), eps_m = eps/2: on this pair the release is exactly eps_m-DP (delta = 0)
 ///       and the threshold test attains e^eps_m.
+///     - user_mean (S1 Def 5.1, user-level DP: a neighbouring panel replaces ONE USER's whole
+///       row of T values), d = 1: n - 1 users with all T values at 0 and one user with all T
+///       values at -10 kappa (D) or +10 kappa (D'): every one of that user's T values changes,
+///       which item-level DP would not cover. The estimator is winsorized_mean_hd on the n user
+///       averages; d = 1 is split_budget's `single` case (no composition, no rho_c), so it is
+///       the winsorized pair above on the averages (0, ..., 0, -+10 kappa): histogram stage
+///       stable histogram at (eps/2, delta) over the n users (threshold 2 ln(2/delta)/(eps_h n)
+///       + 1/n, noise Lap(2/(eps_h n))), the lone user's bin released with probability delta/4,
+///       clipped means of the averages -+kappa/n, which differ by 2 kappa/n = the sensitivity
+///       the mean noise Lap(2 kappa/(n eps_m)) is calibrated for (n = USERS, not n T records).
+///       Same claim: (eps/2 - ln(1 - delta/4), delta/4). random_effects_mean (S1 Alg. 4 on
+///       the averages) and longitudinal_regression with p = 1 (Alg. 5 = Alg. 4 on the per-user
+///       OLS coefficients beta_u; the last user's whole response row gives beta_u = -+10 kappa)
+///       have the same pair on the averages / coefficients and the same claim (tested draw for
+///       draw against winsorized_mean_pair; not in audits.hpp's named audits).
+///     - priestley_chao at one point x0 = i0/n (S1 Def 4.8, item level): all responses 0 except
+///       y_i0 = -+Y, Y = 10 kappa / w, w = K(0)/b (the weight of observation i0 at x0): the
+///       terms Z_i = y_i K((x_i - x0)/b)/b are 0 except Z_i0 = -+10 kappa (up to rounding), and
+///       the estimator is Algorithm 4 on Z at the whole (eps, delta) (one point: no split),
+///       kappa = 3 tau: the winsorized pair above on Z, same claim. Any other i0 with w > 0
+///       gives the same pair (Y rescaled); the sensitivity 2 kappa/n is attained.
 ///    A pair that also exercises the histogram stage's epsilon share would need its noisy argmax
 ///    to flip between D and D', whose likelihood ratio approaches e^eps_h only in far tails;
 ///    these pairs do not attempt it, and the claims say so.
@@ -88,6 +111,8 @@
 #include "dpx/core/rng.hpp"
 #include "dpx/estimators/central.hpp"
 #include "dpx/estimators/local.hpp"
+#include "dpx/estimators/nonparametric.hpp"
+#include "dpx/estimators/user_level.hpp"
 #include "dpx/mechanisms/discrete.hpp"
 #include "dpx/mechanisms/float_safe.hpp"
 #include "dpx/mechanisms/gaussian.hpp"
@@ -330,6 +355,16 @@ inline double half_noise_estimate(const estimators::mean_result& r, std::span<co
   return c + 0.5 * (r.estimate - c);
 }
 
+/// half_noise_estimate for a one-coordinate release (estimate and interval of coordinate 0).
+inline double half_noise_estimate(double estimate,
+                                  const estimators::interval& range,
+                                  std::span<const double> x) {
+  estimators::mean_result r;
+  r.estimate = estimate;
+  r.range = range;
+  return half_noise_estimate(r, x);
+}
+
 /// WinsorizedMean1D (S1 Algorithm 4, estimators::winsorized_mean): n - 1 records at 0 plus
 /// one at -10 kappa (D) or +10 kappa (D'); statistic = the estimate. n >= 2. half_noise: the
 /// broken variant (half_noise_estimate).
@@ -419,6 +454,165 @@ sample_pair local_mean_pair(const estimators::local_mean_options& o,
     for (std::size_t i = 0; i < trials; ++i) {
       const auto r = estimators::local_mean(std::span<const double>(x, 1), o, g);
       out[i] = (half_noise ? half_noise_estimate(r, x) : r.estimate) - r.midpoint;
+    }
+  }
+  return p;
+}
+
+/// User-level mean (estimators::user_mean, d = 1) on a users x times panel: n - 1 users with
+/// every value 0 plus one user with all `times` values at -10 kappa (D) or +10 kappa (D'),
+/// kappa = o.rule.radius; statistic = the estimate. users >= 2, times >= 1. half_noise: the
+/// broken variant (half_noise_estimate on the user averages).
+template <std::uniform_random_bit_generator G>
+sample_pair user_mean_pair(const estimators::winsorized_mean_hd_options& o,
+                           std::size_t users,
+                           std::size_t times,
+                           std::size_t trials,
+                           G& g,
+                           bool half_noise = false) {
+  const char* fn = "audit::user_mean_pair";
+  detail::check_trials(fn, trials);
+  o.validate(fn);
+  if (users < 2) core::throw_invalid(fn, "users", static_cast<double>(users), "must be >= 2");
+  if (times < 1) core::throw_invalid(fn, "times", static_cast<double>(times), "must be >= 1");
+  auto p = detail::one_statistic(trials,
+                                 "estimate",
+                                 "n - 1 users at 0 plus one user's whole row (T values) at -10 "
+                                 "kappa vs +10 kappa");
+  std::vector<double> panel(users * times, 0.0);
+  const estimators::panel_view view{panel, users, times, 1};
+  for (int side = 0; side < 2; ++side) {
+    std::fill(panel.end() - static_cast<std::ptrdiff_t>(times),
+              panel.end(),
+              (side == 0 ? -10.0 : 10.0) * o.rule.radius);
+    const std::vector<double> avg =
+        half_noise ? estimators::user_averages(view) : std::vector<double>{};
+    auto& out = side == 0 ? p.s0[0] : p.s1[0];
+    for (std::size_t i = 0; i < trials; ++i) {
+      const auto r = estimators::user_mean(view, o, g);
+      out[i] = half_noise ? half_noise_estimate(r.estimate[0], r.ranges[0], avg) : r.estimate[0];
+    }
+  }
+  return p;
+}
+
+/// Random-effects location estimate (estimators::random_effects_mean: S1 Alg. 4 on the user
+/// averages, user level): the panels of user_mean_pair (n - 1 users at 0, one user's whole row
+/// at -10 kappa vs +10 kappa); statistic = the estimate. The same pair as winsorized_mean_pair
+/// on the averages, draw for draw, hence the same claim. users >= 2, times >= 1.
+template <std::uniform_random_bit_generator G>
+sample_pair random_effects_mean_pair(const estimators::winsorized_mean_options& o,
+                                     std::size_t users,
+                                     std::size_t times,
+                                     std::size_t trials,
+                                     G& g,
+                                     bool half_noise = false) {
+  const char* fn = "audit::random_effects_mean_pair";
+  detail::check_trials(fn, trials);
+  o.validate(fn);
+  if (users < 2) core::throw_invalid(fn, "users", static_cast<double>(users), "must be >= 2");
+  if (times < 1) core::throw_invalid(fn, "times", static_cast<double>(times), "must be >= 1");
+  auto p = detail::one_statistic(trials,
+                                 "estimate",
+                                 "n - 1 users at 0 plus one user's whole row (T values) at -10 "
+                                 "kappa vs +10 kappa");
+  std::vector<double> panel(users * times, 0.0);
+  const estimators::panel_view view{panel, users, times, 1};
+  for (int side = 0; side < 2; ++side) {
+    std::fill(panel.end() - static_cast<std::ptrdiff_t>(times),
+              panel.end(),
+              (side == 0 ? -10.0 : 10.0) * o.rule.radius);
+    const std::vector<double> avg =
+        half_noise ? estimators::user_averages(view) : std::vector<double>{};
+    auto& out = side == 0 ? p.s0[0] : p.s1[0];
+    for (std::size_t i = 0; i < trials; ++i) {
+      const auto r = estimators::random_effects_mean(view, o, g);
+      out[i] = half_noise ? half_noise_estimate(r, avg) : r.estimate;
+    }
+  }
+  return p;
+}
+
+/// Longitudinal regression (estimators::longitudinal_regression, OLS, p = 1, user level) on the
+/// public design x_{u,t} = (t + 1)/T for every user: responses 0 for n - 1 users (beta_u = 0)
+/// and y_{u,t} = -+10 kappa x_{u,t} for the last user (its whole response row changes; beta_u =
+/// -+10 kappa up to rounding); statistic = the estimate. p = 1 is split_budget's single case:
+/// S1 Alg. 4 on the beta_u, i.e. the winsorized pair on the per-user coefficients, same claim.
+/// users >= 2, times >= 1. half_noise: half_noise_estimate on the per-user coefficients.
+template <std::uniform_random_bit_generator G>
+sample_pair longitudinal_regression_pair(const estimators::winsorized_mean_hd_options& o,
+                                         std::size_t users,
+                                         std::size_t times,
+                                         std::size_t trials,
+                                         G& g,
+                                         bool half_noise = false) {
+  const char* fn = "audit::longitudinal_regression_pair";
+  detail::check_trials(fn, trials);
+  o.validate(fn);
+  if (users < 2) core::throw_invalid(fn, "users", static_cast<double>(users), "must be >= 2");
+  if (times < 1) core::throw_invalid(fn, "times", static_cast<double>(times), "must be >= 1");
+  auto p = detail::one_statistic(trials,
+                                 "estimate",
+                                 "p = 1, x_t = (t + 1)/T; n - 1 users with y = 0 plus one user's "
+                                 "whole response row y_t = -10 kappa x_t vs +10 kappa x_t");
+  std::vector<double> x(users * times), y(users * times, 0.0);
+  for (std::size_t u = 0; u < users; ++u)
+    for (std::size_t t = 0; t < times; ++t)
+      x[u * times + t] = static_cast<double>(t + 1) / static_cast<double>(times);
+  const estimators::panel_view view{x, users, times, 1};
+  estimators::longitudinal_options lo;
+  lo.base = o;
+  for (int side = 0; side < 2; ++side) {
+    const double s = (side == 0 ? -10.0 : 10.0) * o.rule.radius;
+    for (std::size_t t = 0; t < times; ++t)
+      y[(users - 1) * times + t] = s * x[(users - 1) * times + t];
+    const std::vector<double> beta =
+        half_noise ? estimators::detail::per_user_coefficients(
+                         view, y, estimators::regression_weighting::ols, {}, nullptr)
+                   : std::vector<double>{};
+    auto& out = side == 0 ? p.s0[0] : p.s1[0];
+    for (std::size_t i = 0; i < trials; ++i) {
+      const auto r = estimators::longitudinal_regression(view, y, lo, g).fit;
+      out[i] = half_noise ? half_noise_estimate(r.estimate[0], r.ranges[0], beta) : r.estimate[0];
+    }
+  }
+  return p;
+}
+
+/// The observation index i0 = n/2 and point x0 = i0/n of priestley_chao_pair.
+inline std::size_t priestley_chao_index(std::size_t n) { return n / 2; }
+
+/// Priestley–Chao at the single point x0 = i0/n (estimators::priestley_chao, one point, the
+/// whole (eps, delta)): every response 0 except y_i0 = -Y (D) or +Y (D'), Y = 10 kappa b /
+/// K(0), kappa = 3 priestley_chao_tau(o, n), i0 = priestley_chao_index(n); statistic = the
+/// estimate. n >= 2. half_noise: the broken variant (half_noise_estimate on the terms Z_i).
+template <std::uniform_random_bit_generator G>
+sample_pair priestley_chao_pair(const estimators::priestley_chao_options& o,
+                                std::size_t n,
+                                std::size_t trials,
+                                G& g,
+                                bool half_noise = false) {
+  const char* fn = "audit::priestley_chao_pair";
+  detail::check_trials(fn, trials);
+  o.validate();
+  if (n < 2) core::throw_invalid(fn, "n", static_cast<double>(n), "must be >= 2");
+  auto p =
+      detail::one_statistic(trials,
+                            "estimate at x0",
+                            "responses 0 except y_i0 = -Y vs +Y (Z_i0 = -+10 kappa at x0 = i0/n)");
+  const std::size_t i0 = priestley_chao_index(n);
+  const double x0[1] = {static_cast<double>(i0) / static_cast<double>(n)};
+  const double kappa = 3.0 * estimators::priestley_chao_tau(o, n);
+  const double big = 10.0 * kappa * o.bandwidth / estimators::kernel_value(o.kernel, 0.0);
+  std::vector<double> y(n, 0.0), z(n);
+  for (int side = 0; side < 2; ++side) {
+    y[i0] = side == 0 ? -big : big;
+    if (half_noise) estimators::detail::priestley_chao_terms(y, x0[0], o.bandwidth, o.kernel, z);
+    auto& out = side == 0 ? p.s0[0] : p.s1[0];
+    for (std::size_t i = 0; i < trials; ++i) {
+      const auto r = estimators::priestley_chao(
+          std::span<const double>(y), std::span<const double>(x0, 1), o, g);
+      out[i] = half_noise ? half_noise_estimate(r.estimate[0], r.ranges[0], z) : r.estimate[0];
     }
   }
   return p;
