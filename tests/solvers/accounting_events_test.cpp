@@ -26,12 +26,9 @@ namespace dpx::solvers {
 namespace {
 
 template <class Accountant>
-double epsilon_of(Accountant acc,
-                  const std::vector<core::privacy_event>& events,
-                  double delta,
-                  int repeat = 1) {
+double epsilon_of(Accountant acc, const core::event_log& events, double delta, int repeat = 1) {
   for (int r = 0; r < repeat; ++r)
-    for (const auto& e : events) acc.compose(e);
+    for (const auto& run : events.runs()) acc.compose(run.event, run.count);
   return acc.epsilon(delta);
 }
 

@@ -4,7 +4,10 @@
 /// interprets them). Mechanisms never depend on accounting and accounting never depends on
 /// samplers: both depend only on these plain types.
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <string>
 #include <variant>
 #include <vector>
@@ -37,51 +40,61 @@ std::string to_string(privacy_unit u);
 /// A pure epsilon-DP release with no finer description (e.g. exponential mechanism).
 struct pure_dp_event {
   double epsilon;
+  bool operator==(const pure_dp_event&) const = default;
 };
 /// An (epsilon, delta)-DP release with no finer description.
 struct approx_dp_event {
   double epsilon;
   double delta;
+  bool operator==(const approx_dp_event&) const = default;
 };
 /// Laplace noise of scale b on a query of L1 sensitivity Delta: noise_multiplier = b / Delta,
 /// so the release is (1 / noise_multiplier)-DP.
 struct laplace_event {
   double noise_multiplier;
+  bool operator==(const laplace_event&) const = default;
 };
 /// Gaussian noise sigma on a query of L2 sensitivity Delta: noise_multiplier = sigma / Delta.
 struct gaussian_event {
   double noise_multiplier;
+  bool operator==(const gaussian_event&) const = default;
 };
 /// Poisson subsampling with rate q followed by a Gaussian release (add/remove neighbours).
 struct subsampled_gaussian_event {
   double sampling_rate;
   double noise_multiplier;
+  bool operator==(const subsampled_gaussian_event&) const = default;
 };
 /// Discrete Laplace (two-sided geometric) with scale t on an integer query of sensitivity Delta.
 struct discrete_laplace_event {
   double scale;
   std::int64_t sensitivity;
+  bool operator==(const discrete_laplace_event&) const = default;
 };
 /// Discrete Gaussian with parameter sigma on an integer query of L2 sensitivity Delta.
 struct discrete_gaussian_event {
   double sigma;
   double sensitivity;
+  bool operator==(const discrete_gaussian_event&) const = default;
 };
 /// k-ary randomized response: report the truth with probability e^eps / (e^eps + k - 1),
 /// otherwise one of the other k - 1 values uniformly. k = 2 is Warner's binary RR.
 struct randomized_response_event {
   double epsilon;
   std::int64_t categories;
+  bool operator==(const randomized_response_event&) const = default;
 };
 /// Zero-concentrated DP with parameter rho (Bun & Steinke 2016).
 struct zcdp_event {
   double rho;
+  bool operator==(const zcdp_event&) const = default;
 };
 /// A mechanism given by its dominating pair of output distributions P (on D) and Q (on D'),
 /// on a common finite support (probabilities, each summing to 1).
 struct discrete_pair_event {
   std::vector<double> p;
   std::vector<double> q;
+  bool operator==(const discrete_pair_event&) const = default;
 };
 
 /// The exponential mechanism (McSherry & Talwar 2007) / report-noisy-max with Gumbel noise,
@@ -90,6 +103,7 @@ struct discrete_pair_event {
 /// 2019), hence (epsilon^2 / 8)-zCDP (Cesar & Rogers 2021, Lemma 3.2).
 struct exponential_mechanism_event {
   double epsilon;
+  bool operator==(const exponential_mechanism_event&) const = default;
 };
 
 using privacy_event = std::variant<pure_dp_event,
@@ -106,5 +120,81 @@ using privacy_event = std::variant<pure_dp_event,
 
 /// Short name of the event's kind ("laplace", "gaussian", ...).
 std::string event_name(const privacy_event& e);
+
+/// The releases of a run, in order, stored as runs of identical consecutive events: an
+/// iterative solver that makes T d identical releases (e.g. noisy PGD with per-coordinate noise
+/// and T in the millions) stores one run, not T d events. Reads like a sequence of single
+/// releases (size, operator[], iteration); runs() gives (event, count) pairs for accountants'
+/// compose(event, count).
+class event_log {
+ public:
+  struct run {
+    privacy_event event;
+    std::int64_t count = 0;
+  };
+
+  /// Appends one release (merged into the last run when equal to its event).
+  void push_back(const privacy_event& e) { append(e, 1); }
+  /// Appends `count` (>= 1) identical releases.
+  void append(const privacy_event& e, std::int64_t count) {
+    if (count <= 0) return;
+    if (!runs_.empty() && runs_.back().event == e) {
+      runs_.back().count += count;
+    } else {
+      runs_.push_back({e, count});
+      starts_.push_back(size_);
+    }
+    size_ += static_cast<std::size_t>(count);
+  }
+  /// Number of releases (the sum of the run counts).
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  const std::vector<run>& runs() const noexcept { return runs_; }
+  /// The i-th release (i < size()).
+  const privacy_event& operator[](std::size_t i) const {
+    const auto it = std::upper_bound(starts_.begin(), starts_.end(), i);
+    return runs_[static_cast<std::size_t>(it - starts_.begin()) - 1].event;
+  }
+
+  /// Iterates over single releases (each event repeated count times).
+  class const_iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = privacy_event;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const privacy_event*;
+    using reference = const privacy_event&;
+    const_iterator() = default;
+    const_iterator(const std::vector<run>* runs, std::size_t r, std::int64_t k)
+        : runs_(runs), r_(r), k_(k) {}
+    reference operator*() const { return (*runs_)[r_].event; }
+    pointer operator->() const { return &(*runs_)[r_].event; }
+    const_iterator& operator++() {
+      if (++k_ == (*runs_)[r_].count) {
+        ++r_;
+        k_ = 0;
+      }
+      return *this;
+    }
+    const_iterator operator++(int) {
+      auto t = *this;
+      ++*this;
+      return t;
+    }
+    bool operator==(const const_iterator& o) const { return r_ == o.r_ && k_ == o.k_; }
+
+   private:
+    const std::vector<run>* runs_ = nullptr;
+    std::size_t r_ = 0;
+    std::int64_t k_ = 0;
+  };
+  const_iterator begin() const { return {&runs_, 0, 0}; }
+  const_iterator end() const { return {&runs_, runs_.size(), 0}; }
+
+ private:
+  std::vector<run> runs_;
+  std::vector<std::size_t> starts_;  // index of each run's first release
+  std::size_t size_ = 0;
+};
 
 }  // namespace dpx::core

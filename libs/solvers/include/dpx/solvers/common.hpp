@@ -99,9 +99,10 @@ struct solve_result {
   double seconds = 0;                       ///< solve time, excluding trace objective evaluations
 
   // ---- privacy (empty / zero for nonprivate runs) ----
-  /// Every private release the run made, in order (one entry per release; feed them to an
-  /// accountant: accountant.compose(e) for each).
-  std::vector<core::privacy_event> privacy_events;
+  /// Every private release the run made, in order (one entry per release; identical
+  /// consecutive releases are stored as one run: feed privacy_events.runs() to an accountant
+  /// with compose(event, count), or iterate the single releases).
+  core::event_log privacy_events;
   /// Neighbouring relation the events' sensitivities were computed under.
   core::neighbouring relation = core::neighbouring::replace_one;
   double sensitivity = 0;     ///< sensitivity of one release (L2, or L1 per coordinate)

@@ -153,7 +153,7 @@ solve_result pgd(const Loss& loss,
         break;
       case pgd_noise::laplace_per_coordinate:
         lap.privatize(g, rng);
-        for (std::size_t j = 0; j < d; ++j) r.privacy_events.push_back(lap.event());
+        r.privacy_events.append(lap.event(), static_cast<std::int64_t>(d));
         break;
       case pgd_noise::laplace_l2:
         lap.privatize(g, rng);
