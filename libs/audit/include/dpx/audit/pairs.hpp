@@ -459,6 +459,40 @@ sample_pair local_mean_pair(const estimators::local_mean_options& o,
   return p;
 }
 
+namespace detail {
+/// The panels of the user-level pairs: users - 1 users with every value 0 plus one user with
+/// all `times` values at -10 kappa (D) or +10 kappa (D'). statistic(view, averages) gives one
+/// trial's statistic; `averages` holds the user averages when need_averages (the broken
+/// variants), else is empty. D's trials first, then D''s.
+template <class Statistic>
+sample_pair lone_user_pair(const char* fn,
+                           std::size_t users,
+                           std::size_t times,
+                           double kappa,
+                           std::size_t trials,
+                           bool need_averages,
+                           Statistic statistic) {
+  if (users < 2) core::throw_invalid(fn, "users", static_cast<double>(users), "must be >= 2");
+  if (times < 1) core::throw_invalid(fn, "times", static_cast<double>(times), "must be >= 1");
+  auto p = one_statistic(trials,
+                         "estimate",
+                         "n - 1 users at 0 plus one user's whole row (T values) at -10 kappa vs "
+                         "+10 kappa");
+  std::vector<double> panel(users * times, 0.0);
+  const estimators::panel_view view{panel, users, times, 1};
+  for (int side = 0; side < 2; ++side) {
+    std::fill(panel.end() - static_cast<std::ptrdiff_t>(times),
+              panel.end(),
+              (side == 0 ? -10.0 : 10.0) * kappa);
+    const std::vector<double> avg =
+        need_averages ? estimators::user_averages(view) : std::vector<double>{};
+    auto& out = side == 0 ? p.s0[0] : p.s1[0];
+    for (std::size_t i = 0; i < trials; ++i) out[i] = statistic(view, avg);
+  }
+  return p;
+}
+}  // namespace detail
+
 /// User-level mean (estimators::user_mean, d = 1) on a users x times panel: n - 1 users with
 /// every value 0 plus one user with all `times` values at -10 kappa (D) or +10 kappa (D'),
 /// kappa = o.rule.radius; statistic = the estimate. users >= 2, times >= 1. half_noise: the
@@ -473,27 +507,11 @@ sample_pair user_mean_pair(const estimators::winsorized_mean_hd_options& o,
   const char* fn = "audit::user_mean_pair";
   detail::check_trials(fn, trials);
   o.validate(fn);
-  if (users < 2) core::throw_invalid(fn, "users", static_cast<double>(users), "must be >= 2");
-  if (times < 1) core::throw_invalid(fn, "times", static_cast<double>(times), "must be >= 1");
-  auto p = detail::one_statistic(trials,
-                                 "estimate",
-                                 "n - 1 users at 0 plus one user's whole row (T values) at -10 "
-                                 "kappa vs +10 kappa");
-  std::vector<double> panel(users * times, 0.0);
-  const estimators::panel_view view{panel, users, times, 1};
-  for (int side = 0; side < 2; ++side) {
-    std::fill(panel.end() - static_cast<std::ptrdiff_t>(times),
-              panel.end(),
-              (side == 0 ? -10.0 : 10.0) * o.rule.radius);
-    const std::vector<double> avg =
-        half_noise ? estimators::user_averages(view) : std::vector<double>{};
-    auto& out = side == 0 ? p.s0[0] : p.s1[0];
-    for (std::size_t i = 0; i < trials; ++i) {
-      const auto r = estimators::user_mean(view, o, g);
-      out[i] = half_noise ? half_noise_estimate(r.estimate[0], r.ranges[0], avg) : r.estimate[0];
-    }
-  }
-  return p;
+  return detail::lone_user_pair(
+      fn, users, times, o.rule.radius, trials, half_noise, [&](const auto& view, const auto& avg) {
+        const auto r = estimators::user_mean(view, o, g);
+        return half_noise ? half_noise_estimate(r.estimate[0], r.ranges[0], avg) : r.estimate[0];
+      });
 }
 
 /// Random-effects location estimate (estimators::random_effects_mean: S1 Alg. 4 on the user
@@ -510,27 +528,11 @@ sample_pair random_effects_mean_pair(const estimators::winsorized_mean_options& 
   const char* fn = "audit::random_effects_mean_pair";
   detail::check_trials(fn, trials);
   o.validate(fn);
-  if (users < 2) core::throw_invalid(fn, "users", static_cast<double>(users), "must be >= 2");
-  if (times < 1) core::throw_invalid(fn, "times", static_cast<double>(times), "must be >= 1");
-  auto p = detail::one_statistic(trials,
-                                 "estimate",
-                                 "n - 1 users at 0 plus one user's whole row (T values) at -10 "
-                                 "kappa vs +10 kappa");
-  std::vector<double> panel(users * times, 0.0);
-  const estimators::panel_view view{panel, users, times, 1};
-  for (int side = 0; side < 2; ++side) {
-    std::fill(panel.end() - static_cast<std::ptrdiff_t>(times),
-              panel.end(),
-              (side == 0 ? -10.0 : 10.0) * o.rule.radius);
-    const std::vector<double> avg =
-        half_noise ? estimators::user_averages(view) : std::vector<double>{};
-    auto& out = side == 0 ? p.s0[0] : p.s1[0];
-    for (std::size_t i = 0; i < trials; ++i) {
-      const auto r = estimators::random_effects_mean(view, o, g);
-      out[i] = half_noise ? half_noise_estimate(r, avg) : r.estimate;
-    }
-  }
-  return p;
+  return detail::lone_user_pair(
+      fn, users, times, o.rule.radius, trials, half_noise, [&](const auto& view, const auto& avg) {
+        const auto r = estimators::random_effects_mean(view, o, g);
+        return half_noise ? half_noise_estimate(r, avg) : r.estimate;
+      });
 }
 
 /// Longitudinal regression (estimators::longitudinal_regression, OLS, p = 1, user level) on the
