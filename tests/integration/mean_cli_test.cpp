@@ -54,6 +54,13 @@ class MeanCli : public ::testing::Test {
     return p;
   }
 
+  /// `dpx mean --input <csv> --column x <rest>`.
+  outcome mean_of(const fs::path& csv, std::vector<std::string> rest) const {
+    const std::vector<std::string> head{"--input", csv.string(), "--column", "x"};
+    rest.insert(rest.begin(), head.begin(), head.end());
+    return run(rest);
+  }
+
   /// Runs `dpx mean <args>` and returns its exit status, stdout and stderr.
   outcome run(const std::vector<std::string>& args) const {
     std::vector<std::string> all{"mean"};
@@ -101,18 +108,8 @@ TEST_F(MeanCli, CentralItemLevelJson) {
   // paper rule releases Î = [6 − 9, 6 + 9]; nothing is clipped and the estimate is the mean 5
   // plus Lap(4κ/(nε)) = Lap(4·9/200) — |ξ| > 14 b has probability e^{−14} < 1e-6.
   const auto csv = write("d.csv", panel_csv(200, 5.0, 1));
-  const outcome o = run({"--input",
-                         csv.string(),
-                         "--column",
-                         "x",
-                         "--epsilon",
-                         "1",
-                         "--delta",
-                         "1e-6",
-                         "--tau",
-                         "3",
-                         "--seed",
-                         "7"});
+  const outcome o =
+      mean_of(csv, {"--epsilon", "1", "--delta", "1e-6", "--tau", "3", "--seed", "7"});
   ASSERT_EQ(o.status, 0) << o.err;
   EXPECT_TRUE(o.err.empty()) << o.err;
   EXPECT_EQ(std::count(o.out.begin(), o.out.end(), '\n'), 1);
@@ -130,31 +127,11 @@ TEST_F(MeanCli, CentralItemLevelJson) {
   EXPECT_DOUBLE_EQ(j["interval"][1].get<double>(), 15.0);
   EXPECT_LT(std::abs(j["estimate"].get<double>() - 5.0), 14.0 * 4.0 * 9.0 / 200.0);
   // Same seed, same release; another seed, another noise draw.
-  const outcome again = run({"--input",
-                             csv.string(),
-                             "--column",
-                             "x",
-                             "--epsilon",
-                             "1",
-                             "--delta",
-                             "1e-6",
-                             "--tau",
-                             "3",
-                             "--seed",
-                             "7"});
+  const outcome again =
+      mean_of(csv, {"--epsilon", "1", "--delta", "1e-6", "--tau", "3", "--seed", "7"});
   EXPECT_EQ(again.out, o.out);
-  const outcome other = run({"--input",
-                             csv.string(),
-                             "--column",
-                             "x",
-                             "--epsilon",
-                             "1",
-                             "--delta",
-                             "1e-6",
-                             "--tau",
-                             "3",
-                             "--seed",
-                             "8"});
+  const outcome other =
+      mean_of(csv, {"--epsilon", "1", "--delta", "1e-6", "--tau", "3", "--seed", "8"});
   ASSERT_EQ(other.status, 0) << other.err;
   EXPECT_NE(nlohmann::json::parse(other.out)["estimate"], j["estimate"]);
 }
@@ -163,20 +140,17 @@ TEST_F(MeanCli, UserLevelGroupsRowsByUser) {
   // 300 rows, 3 per user: n = 100 users, user-level privacy. With --variance-bound V = 1 and
   // T = 3, τ = sqrt(2 ln(2·100/0.1)/3) = 2.2537 (S1 Lemma 5.2), so the interval has length 6τ.
   const auto csv = write("p.csv", panel_csv(300, 5.0, 3));
-  const outcome o = run({"--input",
-                         csv.string(),
-                         "--column",
-                         "x",
-                         "--user-column",
-                         "id",
-                         "--epsilon",
-                         "1",
-                         "--delta",
-                         "1e-6",
-                         "--variance-bound",
-                         "1",
-                         "--seed",
-                         "3"});
+  const outcome o = mean_of(csv,
+                            {"--user-column",
+                             "id",
+                             "--epsilon",
+                             "1",
+                             "--delta",
+                             "1e-6",
+                             "--variance-bound",
+                             "1",
+                             "--seed",
+                             "3"});
   ASSERT_EQ(o.status, 0) << o.err;
   const auto j = nlohmann::json::parse(o.out);
   EXPECT_EQ(keys_of(j), expected_keys);
@@ -190,53 +164,22 @@ TEST_F(MeanCli, UserLevelGroupsRowsByUser) {
 
   // One user with an extra row: rejected under --variance-bound (T must be common) ...
   const auto uneven = write("u.csv", panel_csv(300, 5.0, 3) + "u0,5.0,x\n");
-  const outcome bad = run({"--input",
-                           uneven.string(),
-                           "--column",
-                           "x",
-                           "--user-column",
-                           "id",
-                           "--epsilon",
-                           "1",
-                           "--delta",
-                           "1e-6",
-                           "--variance-bound",
-                           "1"});
+  const outcome bad = mean_of(
+      uneven,
+      {"--user-column", "id", "--epsilon", "1", "--delta", "1e-6", "--variance-bound", "1"});
   expect_one_line_error(bad, {"different numbers of rows", "3 to 4", "--tau"});
   // ... and accepted with a public --tau (each user contributes one average).
-  const outcome ok = run({"--input",
-                          uneven.string(),
-                          "--column",
-                          "x",
-                          "--user-column",
-                          "id",
-                          "--epsilon",
-                          "1",
-                          "--delta",
-                          "1e-6",
-                          "--tau",
-                          "2",
-                          "--seed",
-                          "3"});
+  const outcome ok = mean_of(
+      uneven,
+      {"--user-column", "id", "--epsilon", "1", "--delta", "1e-6", "--tau", "2", "--seed", "3"});
   ASSERT_EQ(ok.status, 0) << ok.err;
   EXPECT_EQ(nlohmann::json::parse(ok.out)["n"], 100);
 }
 
 TEST_F(MeanCli, LocalModel) {
   const auto csv = write("d.csv", panel_csv(400, 1.0, 1));
-  const outcome o = run({"--input",
-                         csv.string(),
-                         "--column",
-                         "x",
-                         "--epsilon",
-                         "2",
-                         "--local",
-                         "--bound",
-                         "10",
-                         "--tau",
-                         "2",
-                         "--seed",
-                         "5"});
+  const outcome o =
+      mean_of(csv, {"--epsilon", "2", "--local", "--bound", "10", "--tau", "2", "--seed", "5"});
   ASSERT_EQ(o.status, 0) << o.err;
   EXPECT_TRUE(o.err.empty()) << o.err;  // no δ warning: the local model spends δ = 0
   const auto j = nlohmann::json::parse(o.out);
@@ -249,27 +192,15 @@ TEST_F(MeanCli, LocalModel) {
   EXPECT_EQ(j["failed"], false);  // Algorithm 9 has no failure branch
   EXPECT_NEAR(j["interval"][1].get<double>() - j["interval"][0].get<double>(), 12.0, 1e-12);
 
-  const outcome user = run({"--input",
-                            csv.string(),
-                            "--column",
-                            "x",
-                            "--user-column",
-                            "id",
-                            "--epsilon",
-                            "2",
-                            "--local",
-                            "--bound",
-                            "10",
-                            "--tau",
-                            "2"});
+  const outcome user = mean_of(
+      csv, {"--user-column", "id", "--epsilon", "2", "--local", "--bound", "10", "--tau", "2"});
   ASSERT_EQ(user.status, 0) << user.err;
   const auto ju = nlohmann::json::parse(user.out);
   EXPECT_EQ(ju["model"], "local");
   EXPECT_EQ(ju["level"], "user");
 
-  expect_one_line_error(
-      run({"--input", csv.string(), "--column", "x", "--epsilon", "2", "--local", "--tau", "2"}),
-      {"--local needs --bound"});
+  expect_one_line_error(mean_of(csv, {"--epsilon", "2", "--local", "--tau", "2"}),
+                        {"--local needs --bound"});
 }
 
 TEST_F(MeanCli, BadInputExitsTwoWithOneLine) {
@@ -284,54 +215,18 @@ TEST_F(MeanCli, BadInputExitsTwoWithOneLine) {
                         {"--column 'z'", "columns: x, y"});
   // Non-numeric cell: its line (header = line 1).
   const auto text = write("t.csv", "x\n1\n2\nabc\n4\n");
-  expect_one_line_error(run({"--input",
-                             text.string(),
-                             "--column",
-                             "x",
-                             "--epsilon",
-                             "1",
-                             "--delta",
-                             "1e-6",
-                             "--tau",
-                             "1"}),
+  expect_one_line_error(mean_of(text, {"--epsilon", "1", "--delta", "1e-6", "--tau", "1"}),
                         {"line 4", "'abc'", "not a number"});
   // NaN cell (and inf): not finite, with the line.
   const auto nan = write("n.csv", "x\n1\nnan\n");
-  expect_one_line_error(run({"--input",
-                             nan.string(),
-                             "--column",
-                             "x",
-                             "--epsilon",
-                             "1",
-                             "--delta",
-                             "1e-6",
-                             "--tau",
-                             "1"}),
+  expect_one_line_error(mean_of(nan, {"--epsilon", "1", "--delta", "1e-6", "--tau", "1"}),
                         {"line 3", "not finite"});
   const auto inf = write("i.csv", "x\n1\n2\n-inf\n");
-  expect_one_line_error(run({"--input",
-                             inf.string(),
-                             "--column",
-                             "x",
-                             "--epsilon",
-                             "1",
-                             "--delta",
-                             "1e-6",
-                             "--tau",
-                             "1"}),
+  expect_one_line_error(mean_of(inf, {"--epsilon", "1", "--delta", "1e-6", "--tau", "1"}),
                         {"line 4", "not finite"});
   // ε ≤ 0.
   for (const char* e : {"0", "-1"})
-    expect_one_line_error(run({"--input",
-                               good.string(),
-                               "--column",
-                               "x",
-                               "--epsilon",
-                               e,
-                               "--delta",
-                               "1e-6",
-                               "--tau",
-                               "1"}),
+    expect_one_line_error(mean_of(good, {"--epsilon", e, "--delta", "1e-6", "--tau", "1"}),
                           {"--epsilon", "> 0"});
   // δ ∉ (0, 1), including −1 (once the internal "unset" sentinel, reported as "required").
   for (const char* d : {"0", "1", "1.5", "-1", "-0.5"}) {
@@ -346,35 +241,14 @@ TEST_F(MeanCli, BadInputExitsTwoWithOneLine) {
 TEST_F(MeanCli, DeltaAtLeastOneOverNWarns) {
   // n = 3 rows and δ = 0.5 ≥ 1/3: released, with a warning on stderr.
   const auto csv = write("g.csv", "x\n1\n2\n3\n");
-  const outcome o = run({"--input",
-                         csv.string(),
-                         "--column",
-                         "x",
-                         "--epsilon",
-                         "1",
-                         "--delta",
-                         "0.5",
-                         "--tau",
-                         "1",
-                         "--seed",
-                         "1"});
+  const outcome o = mean_of(csv, {"--epsilon", "1", "--delta", "0.5", "--tau", "1", "--seed", "1"});
   ASSERT_EQ(o.status, 0) << o.err;
   EXPECT_NE(o.err.find("warning"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("1/n"), std::string::npos) << o.err;
   EXPECT_EQ(keys_of(nlohmann::json::parse(o.out)), expected_keys);
   // δ < 1/n: no warning.
-  const outcome quiet = run({"--input",
-                             csv.string(),
-                             "--column",
-                             "x",
-                             "--epsilon",
-                             "1",
-                             "--delta",
-                             "0.1",
-                             "--tau",
-                             "1",
-                             "--seed",
-                             "1"});
+  const outcome quiet =
+      mean_of(csv, {"--epsilon", "1", "--delta", "0.1", "--tau", "1", "--seed", "1"});
   ASSERT_EQ(quiet.status, 0) << quiet.err;
   EXPECT_TRUE(quiet.err.empty()) << quiet.err;
 }
