@@ -72,9 +72,6 @@ harness::driver make() {
   d.params = {
       {"n", "sample size (users), >= 1", std::nullopt},
       {"model", "central | local", std::nullopt},
-      {"epsilon", "epsilon, or the constant c of c/sqrt(n) or c n^-omega", param_value{1.0}},
-      {"eps_scaling", "fixed | inv_sqrt_n | power", param_value{std::string("fixed")}},
-      {"omega", "exponent of eps = c n^-omega (power)", param_value{0.0}},
       {"bound", "public bound B on |mu| (local model)", param_value{10.0}},
       {"literal_budget",
        "local: RR at eps/8 per bit (printed chain, spec 10.5)",
@@ -82,6 +79,8 @@ harness::driver make() {
       {"mu", "true mean", param_value{0.0}},
       {"gamma", "gamma of tau = sqrt(2 ln(2n/gamma))", param_value{0.1}},
   };
+  const auto budget = dd::budget_params(param_value{1.0}, false);
+  d.params.insert(d.params.end(), budget.begin(), budget.end());
   d.data_keys = {"n", "mu"};
   d.metric_names = {"sq_err",
                     "sq_err_private",

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -30,6 +31,21 @@ inline double cell_epsilon(const harness::param_map& p, double n) {
   if (s == "inv_sqrt_n") return e / std::sqrt(n);
   if (s == "power") return e * std::pow(n, -p.get_double("omega"));
   core::throw_invalid("dd driver", "eps_scaling", s, "must be fixed, inv_sqrt_n or power");
+}
+
+/// The parameters cell_epsilon (and, with_delta_rule, cell_delta) read, declared once for every
+/// dd driver: epsilon (default as given; nullopt = required), eps_scaling, omega, delta_rule.
+inline std::vector<harness::param_decl> budget_params(std::optional<harness::param_value> epsilon,
+                                                      bool with_delta_rule = true) {
+  std::vector<harness::param_decl> v = {
+      {"epsilon", "epsilon (fixed), or the constant c of c/sqrt(n) or c n^-omega", epsilon},
+      {"eps_scaling", "fixed | inv_sqrt_n | power", harness::param_value{std::string("fixed")}},
+      {"omega", "exponent of eps = c n^-omega (eps_scaling = power)", harness::param_value{0.0}}};
+  if (with_delta_rule)
+    v.push_back({"delta_rule",
+                 "n2 (delta = 1/n^2, S1) | n (1/n)",
+                 harness::param_value{std::string("n2")}});
+  return v;
 }
 
 /// δ of a cell: "n2" → 1/n² (S1 §7.1), "n" → 1/n, otherwise the number given.

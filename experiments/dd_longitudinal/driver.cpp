@@ -196,10 +196,6 @@ harness::driver make() {
   d.params = {
       {"n", "number of users, >= 1", std::nullopt},
       {"T", "observations per user, >= 3", std::nullopt},
-      {"epsilon", "epsilon (fixed) or c of c n^-omega", param_value{1.0}},
-      {"eps_scaling", "fixed | inv_sqrt_n | power", param_value{std::string("fixed")}},
-      {"omega", "exponent for eps_scaling = power", param_value{0.0}},
-      {"delta_rule", "n2 (1/n^2) | n (1/n)", param_value{std::string("n2")}},
       {"weighting",
        "ols | weighted (GLS with the public Sigma_u)",
        param_value{std::string("ols")}},
@@ -208,6 +204,8 @@ harness::driver make() {
       {"gamma", "gamma of the radius", param_value{0.1}},
       {"radius", "pilot (R) | lemma_5_15 (V)", param_value{std::string("pilot")}},
   };
+  const auto budget = dd::budget_params(param_value{1.0});
+  d.params.insert(d.params.end(), budget.begin(), budget.end());
   d.data_keys = {"n", "T", "phi", "covariate_phi"};
   d.metric_names = {"sq_err",
                     "sq_err_nonprivate",

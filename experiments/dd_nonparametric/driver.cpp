@@ -128,10 +128,6 @@ harness::driver make() {
       "Private Priestley-Chao at a point (S1 Cor 4.11), AR(1) noise, Cor 4.11 bandwidth";
   d.params = {
       {"n", "sample size, >= 1", std::nullopt},
-      {"epsilon", "epsilon (fixed) or c of c n^-omega", std::nullopt},
-      {"eps_scaling", "fixed | inv_sqrt_n | power", param_value{std::string("fixed")}},
-      {"omega", "exponent for eps_scaling = power", param_value{0.0}},
-      {"delta_rule", "n2 (1/n^2) | n (1/n)", param_value{std::string("n2")}},
       {"phi", "AR(1) coefficient of the noise", param_value{0.0}},
       {"function", "sine | vee | bump", param_value{std::string("vee")}},
       {"amplitude", "amplitude a of the test function", param_value{1.0}},
@@ -139,6 +135,8 @@ harness::driver make() {
       {"gamma", "gamma of the radius", param_value{0.1}},
       {"radius", "lemma_4_9 (as printed) | safe (spec 4.4)", param_value{std::string("lemma_4_9")}},
   };
+  const auto budget = dd::budget_params(std::nullopt);
+  d.params.insert(d.params.end(), budget.begin(), budget.end());
   d.data_keys = {"n", "phi", "function", "amplitude"};
   d.metric_names = {"sq_err",
                     "sq_err_stat",

@@ -115,10 +115,6 @@ harness::driver make() {
       "Winsorized mean (S1 Alg 4) on Gaussian item-level designs: error, oracle, failure rate";
   d.params = {
       {"n", "sample size, >= 1", std::nullopt},
-      {"epsilon", "epsilon (fixed) or the constant c of c/sqrt(n) or c n^-omega", std::nullopt},
-      {"eps_scaling", "fixed | inv_sqrt_n | power", param_value{std::string("fixed")}},
-      {"omega", "exponent of eps = c n^-omega (eps_scaling = power)", param_value{0.0}},
-      {"delta_rule", "n2 (delta = 1/n^2, S1) | n (1/n)", param_value{std::string("n2")}},
       {"design", "iid | ar1 | equi | equi_inv_n | fgn", param_value{std::string("iid")}},
       {"phi", "AR(1) coefficient, equicorrelation c, or Hurst H", param_value{0.0}},
       {"mu", "true mean (S1 leaves it unstated; failure gives m = 0)", param_value{0.0}},
@@ -131,6 +127,8 @@ harness::driver make() {
        param_value{3.0}},
       {"bin", "custom rule: bin half-width tau | tau_prime", param_value{std::string("tau")}},
   };
+  const auto budget = dd::budget_params(std::nullopt);
+  d.params.insert(d.params.end(), budget.begin(), budget.end());
   d.data_keys = {"n", "design", "phi", "mu"};
   d.metric_names = {"sq_err",
                     "sq_err_mean",

@@ -116,10 +116,6 @@ harness::driver make() {
   d.params = {
       {"n", "number of users, >= 2", std::nullopt},
       {"T", "observations per user, >= 1", param_value{std::int64_t{10}}},
-      {"epsilon", "epsilon (fixed) or the constant c of c/sqrt(n)", param_value{1.0}},
-      {"eps_scaling", "fixed | inv_sqrt_n | power", param_value{std::string("fixed")}},
-      {"omega", "exponent for eps_scaling = power", param_value{0.0}},
-      {"delta_rule", "n2 (1/n^2) | n (1/n)", param_value{std::string("n2")}},
       {"grouping", "fixed_size | halves", param_value{std::string("fixed_size")}},
       {"group_size", "users per group when grouping = fixed_size", param_value{std::int64_t{10}}},
       {"sigma_u", "group-effect sd sigma_U", param_value{1.0}},
@@ -130,6 +126,8 @@ harness::driver make() {
        "mean_variance (spec 4.1 R) | lsi (S1 Lemma 5.2)",
        param_value{std::string("mean_variance")}},
   };
+  const auto budget = dd::budget_params(param_value{1.0});
+  d.params.insert(d.params.end(), budget.begin(), budget.end());
   d.data_keys = {"n", "T", "phi", "sigma_u", "grouping", "group_size", "mu"};
   d.metric_names = {"sq_err",
                     "sq_err_mean",

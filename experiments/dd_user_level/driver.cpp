@@ -99,10 +99,6 @@ harness::driver make() {
   d.params = {
       {"n", "number of users, >= 1", std::nullopt},
       {"T", "observations per user, >= 1", std::nullopt},
-      {"epsilon", "epsilon (fixed) or the constant c of c/sqrt(n)", std::nullopt},
-      {"eps_scaling", "fixed | inv_sqrt_n | power", param_value{std::string("fixed")}},
-      {"omega", "exponent for eps_scaling = power", param_value{0.0}},
-      {"delta_rule", "n2 (1/n^2) | n (1/n)", param_value{std::string("n2")}},
       {"phi", "within-user AR(1) coefficient (0.95: S1 Fig 6)", param_value{0.95}},
       {"sigma_u", "group-effect sd sigma_U (0: no random effect)", param_value{0.0}},
       {"groups", "number of balanced groups (must divide n)", param_value{std::int64_t{1}}},
@@ -112,6 +108,8 @@ harness::driver make() {
        "lsi (S1 Lemma 5.2) | mean_variance (spec 4.1 R)",
        param_value{std::string("lsi")}},
   };
+  const auto budget = dd::budget_params(std::nullopt);
+  d.params.insert(d.params.end(), budget.begin(), budget.end());
   d.data_keys = {"n", "T", "phi", "sigma_u", "groups", "mu"};
   d.metric_names = {"sq_err",
                     "sq_err_mean",
