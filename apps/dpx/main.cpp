@@ -8,6 +8,7 @@
 #include <string>
 
 #include "command.hpp"
+#include "dpx/harness/runner.hpp"
 
 namespace dpx::cli {
 
@@ -41,7 +42,10 @@ std::string without_prefix(std::string msg, const std::string& where) {
 int main(int argc, char** argv) {
   // Replications are the unit of parallelism: BLAS must stay single-threaded inside them
   // (reproducible reductions, no oversubscription). Set before OpenBLAS initialises.
+  // The variable reaches child processes (numpy under matplotlib); OpenBLAS itself read it when
+  // it was loaded, before main, so it is also pinned through its API.
   setenv("OPENBLAS_NUM_THREADS", "1", 0);
+  dpx::harness::single_threaded_blas();
 
   CLI::App app{
       "dpx: differential privacy for optimization and statistics, with a reproducible "

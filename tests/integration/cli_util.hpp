@@ -30,7 +30,7 @@ inline std::string slurp(const fs::path& p) {
 
 /// Starts argv (argv[0] looked up on PATH unless it has a '/') in cwd with stdout and stderr
 /// redirected to the given files (the same file for both is fine) and env added to the
-/// environment. Returns the child's pid.
+/// environment (an empty value removes the variable). Returns the child's pid.
 inline pid_t spawn(const std::vector<std::string>& argv_in,
                    const fs::path& cwd,
                    const fs::path& out,
@@ -40,7 +40,13 @@ inline pid_t spawn(const std::vector<std::string>& argv_in,
   if (pid != 0) return pid;
   // Child (the test process is single-threaded here): set up and exec, or exit 127.
   if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(127);
-  for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+  for (const auto& [k, v] : env) {
+    if (v.empty()) {
+      unsetenv(k.c_str());
+    } else {
+      setenv(k.c_str(), v.c_str(), 1);
+    }
+  }
   const int fo = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   const int fe = out == err ? fo : open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fo < 0 || fe < 0) _exit(127);

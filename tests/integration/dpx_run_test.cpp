@@ -239,6 +239,17 @@ TEST_F(DpxRun, ErrorLinesNameTheCommandOnce) {
   }
 }
 
+// BLAS runs single-threaded inside replications even when OPENBLAS_NUM_THREADS is not set
+// (OpenBLAS reads the variable when it loads, before main: dpx pins it through its API); the
+// manifest records the thread count BLAS reports.
+TEST_F(DpxRun, BlasIsSingleThreadedWithoutTheEnvironment) {
+  const auto r = run({"run", "synthetic_rate", "--quick", "--out", "b", "--quiet", "--no-figures"},
+                     {{"OPENBLAS_NUM_THREADS", ""}, {"OMP_NUM_THREADS", ""}});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto m = nlohmann::json::parse(slurp(dir_ / "b" / "manifest.json"));
+  EXPECT_EQ(m["env"]["blas_threads"], 1) << m["env"];
+}
+
 TEST_F(DpxRun, CheckFailsOnWrongRate) {
   const auto wrong = run({"run", "synthetic_wrong_rate", "--check", "--quiet", "--no-figures"});
   EXPECT_EQ(wrong.code, 1) << wrong.err;

@@ -29,6 +29,7 @@
 // OpenBLAS reports its build configuration; declared weak so the harness does not link BLAS
 // itself (the symbol resolves when the executable links OpenBLAS, e.g. the dpx tool).
 extern "C" char* openblas_get_config() __attribute__((weak));
+extern "C" int openblas_get_num_threads() __attribute__((weak));
 
 namespace dpx::harness::detail {
 
@@ -189,10 +190,12 @@ std::string manifest_json(const manifest_input& in) {
                 have_uname ? std::string(u.sysname) + " " + u.release + " " + u.machine
                            : std::string("unknown")},
                {"glibc", gnu_get_libc_version()}};
-  m["env"] = {{"OPENBLAS_NUM_THREADS", env_value("OPENBLAS_NUM_THREADS")},
-              {"OMP_NUM_THREADS", env_value("OMP_NUM_THREADS")},
-              {"SLURM_JOB_ID", env_value("SLURM_JOB_ID")},
-              {"SLURM_ARRAY_TASK_ID", env_value("SLURM_ARRAY_TASK_ID")}};
+  m["env"] = {
+      {"OPENBLAS_NUM_THREADS", env_value("OPENBLAS_NUM_THREADS")},
+      {"blas_threads", openblas_get_num_threads != nullptr ? openblas_get_num_threads() : -1},
+      {"OMP_NUM_THREADS", env_value("OMP_NUM_THREADS")},
+      {"SLURM_JOB_ID", env_value("SLURM_JOB_ID")},
+      {"SLURM_ARRAY_TASK_ID", env_value("SLURM_ARRAY_TASK_ID")}};
   m["rng"] = {{"algorithm", std::string(rng::philox4x32::algorithm_name)},
               {"derivation", std::string(rng::stream_derivation)},
               {"data_stream",

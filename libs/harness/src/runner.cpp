@@ -21,6 +21,11 @@
 #include "dpx/core/hash.hpp"
 #include "internal.hpp"
 
+// OpenBLAS's thread control, resolved at load time when the process links OpenBLAS (weak:
+// null otherwise).
+extern "C" void openblas_set_num_threads(int) __attribute__((weak));
+extern "C" int openblas_get_num_threads() __attribute__((weak));
+
 namespace dpx::harness {
 
 namespace fs = std::filesystem;
@@ -335,8 +340,14 @@ run_result run_preset(const run_options& options) {
   return run_preset(p, options);
 }
 
+int single_threaded_blas() noexcept {
+  if (openblas_set_num_threads != nullptr) openblas_set_num_threads(1);
+  return openblas_get_num_threads != nullptr ? openblas_get_num_threads() : -1;
+}
+
 run_result run_preset(const preset& p, const run_options& options) {
   options.validate();
+  single_threaded_blas();
   using clock = std::chrono::steady_clock;
   const auto wall_start = clock::now();
   const auto utc_start = std::chrono::system_clock::now();

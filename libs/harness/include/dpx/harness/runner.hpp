@@ -90,6 +90,13 @@ struct run_result {
   bool rates_ok() const noexcept { return rates_passed == rates_checked; }
 };
 
+/// Pins OpenBLAS (when the process uses it) to one thread and returns the thread count it then
+/// reports (-1 without OpenBLAS). Replications are the unit of parallelism: a multi-threaded BLAS
+/// would oversubscribe the cores and change reduction order, hence the last bits of results.
+/// Setting OPENBLAS_NUM_THREADS from main() is too late for that (OpenBLAS reads it when the
+/// library is loaded), so run_preset and the dpx tool call this.
+int single_threaded_blas() noexcept;
+
 /// Default output directory of a preset: results/<name> (relative to the working directory).
 std::filesystem::path default_out_dir(const preset& p);
 
