@@ -36,6 +36,17 @@
 //               Gaussian)
 //   ratio       excess / bound
 //   iterations  T used;  noise_scale  b or sigma;  step  eta
+//   noise_part  hinge with noise: excess minus the excess of the same run without noise (same T,
+//               eta, data; deterministic), i.e. what the noise adds; otherwise 0
+//   noise_coefficient  noise_part / (eta v), v the per-coordinate noise variance of the gradient
+//               (sigma^2, or 2 b^2 for Laplace). A diffusion model of the iterate on the sphere
+//               ||w|| = r near w* (docs/experiments/noisy_pgd_rates.md) predicts (d - 1)/4: the
+//               d - 1 tangential angles each fluctuate with stationary variance
+//               eta v / (2 r ||m||) (restoring rate eta ||m|| / r per step), and the average of
+//               points on the sphere falls short of w* by ||m|| r E[theta^2] / 2 in the objective;
+//               the radial coordinate adds almost nothing (the drift eta ||m|| per step exceeds its
+//               noise).
+//   noise_model_ratio  noise_coefficient / ((d - 1)/4): 1 where that model holds
 #include <algorithm>
 #include <cmath>
 #include <span>
@@ -166,7 +177,7 @@ metrics run(const cell_context& ctx) {
   const std::vector<double> w0(d, 0.0);
   auto noise_rng = ctx.stream(rng::purpose::noise);
 
-  double excess = 0, noise_scale = 0, excess_leading = 0;
+  double excess = 0, noise_scale = 0, excess_leading = 0, noise_part = 0, noise_coefficient = 0;
   if (loss_name == "hinge") {
     const double h = 1 - r;
     linear_piece lp;
@@ -183,6 +194,18 @@ metrics run(const cell_context& ctx) {
     double mw = 0;
     for (std::size_t j = 0; j < d; ++j) mw += lp.m[j] * res.x[j];
     excess = r * mn - mw;
+    if (noise != solvers::pgd_noise::none) {
+      // The same run without noise (deterministic): what the noise adds to the excess.
+      auto quiet = o;
+      quiet.noise = solvers::pgd_noise::none;
+      const auto ref = solvers::pgd(lp, ball, w0, quiet, noise_rng);
+      double mq = 0;
+      for (std::size_t j = 0; j < d; ++j) mq += lp.m[j] * ref.x[j];
+      noise_part = excess - (r * mn - mq);
+      const double v = noise == solvers::pgd_noise::gaussian ? noise_scale * noise_scale
+                                                             : 2 * noise_scale * noise_scale;
+      noise_coefficient = noise_part / (o.step_size * v);
+    }
     // Without noise the averaged iterate's excess is r/(2 sqrt T) - ||m|| r/(2T) for
     // T >= 1/||m||^2 up to a higher-order remainder: adding the O(1/T) term back isolates the
     // leading term.
@@ -215,13 +238,16 @@ metrics run(const cell_context& ctx) {
           {"ratio", excess / bound},
           {"iterations", double(T)},
           {"noise_scale", noise_scale},
-          {"step", o.step_size}};
+          {"step", o.step_size},
+          {"noise_part", noise_part},
+          {"noise_coefficient", noise_coefficient},
+          {"noise_model_ratio", noise_coefficient / ((dd - 1) / 4)}};
 }
 
 harness::driver make_driver() {
   harness::driver d;
   d.name = "noisy_pgd_rates";
-  d.version = "2";
+  d.version = "4";
   d.description = "PGD / noisy PGD (seed 001): excess risk against T, n, d, epsilon";
   d.params = {
       {"sweep",
@@ -243,8 +269,16 @@ harness::driver make_driver() {
       {"margin", "a: component of every y_i x_i along e_1", harness::param_value{0.5}},
   };
   d.data_keys = {"n", "d", "margin"};
-  d.metric_names = {
-      "excess", "excess_leading", "bound", "ratio", "iterations", "noise_scale", "step"};
+  d.metric_names = {"excess",
+                    "excess_leading",
+                    "bound",
+                    "ratio",
+                    "iterations",
+                    "noise_scale",
+                    "step",
+                    "noise_part",
+                    "noise_coefficient",
+                    "noise_model_ratio"};
   d.run = run;
   return d;
 }

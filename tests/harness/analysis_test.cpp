@@ -385,6 +385,41 @@ TEST(FitRates, OneReplicationIsJudgedByTheToleranceAlone) {
   EXPECT_FALSE(fit_rates(many.t, {rate(-0.5, 0.01)}, opts())[0].pass);
 }
 
+TEST(FitRates, ToleranceCheckIgnoresANarrowIntervalButNotTheTolerance) {
+  // y_rep(n) = n^-0.5 (1 + 5/n) (1 + 1e-3 z_rep(n)): a deterministic leading term with an exact
+  // lower-order correction (local slope -0.5 - 5/(n + 5), fitted -0.501 on [1e3, 1e5])
+  // plus small independent noise, so the bootstrap interval is narrow (< 1e-3 wide) and
+  // excludes -0.5. The default check fails it; check = tolerance passes within 0.005 and fails
+  // within 0.0005, and never passes a wrong exponent.
+  table_builder b({"n"}, {"err"});
+  auto g = dpx::rng::stream(7, 0, 0, dpx::rng::purpose::aux);
+  for (const double n : geometric(1000, 100000, 5))
+    for (std::uint32_t r = 0; r < 30; ++r) {
+      const double z = dpx::rng::uniform01(g) - 0.5;
+      b.add({format_number(n)}, r, {std::pow(n, -0.5) * (1 + 5 / n) * (1 + 1e-3 * z)});
+    }
+  auto ci = rate(-0.5, 0.005);
+  const auto by_ci = fit_rates(b.t, {ci}, opts());
+  ASSERT_LT(by_ci[0].ci_hi, -0.5);  // the interval excludes the leading-order slope
+  EXPECT_GT(by_ci[0].ci_hi - by_ci[0].ci_lo, 1e-9);  // not degenerate
+  EXPECT_FALSE(by_ci[0].pass);
+  auto tol = ci;
+  tol.check = rate_check::tolerance;
+  const auto by_tol = fit_rates(b.t, {tol}, opts());
+  EXPECT_TRUE(by_tol[0].pass);
+  EXPECT_EQ(by_tol[0].check, rate_check::tolerance);
+  EXPECT_EQ(by_tol[0].ci_lo, by_ci[0].ci_lo);  // the interval is still reported
+  tol.tolerance = 0.0005;
+  EXPECT_FALSE(fit_rates(b.t, {tol}, opts())[0].pass);
+  tol.tolerance = 0.05;
+  tol.expected_slope = -0.75;
+  EXPECT_FALSE(fit_rates(b.t, {tol}, opts())[0].pass);
+  // The table marks such a result and explains the mark.
+  const std::string md = rates_markdown(by_tol, 0.95);
+  EXPECT_NE(md.find("pass (±0.005)"), std::string::npos) << md;
+  EXPECT_NE(md.find("judged by the tolerance alone"), std::string::npos);
+}
+
 TEST(FitRates, JointResamplingRespectsCommonRandomNumbers) {
   // y_rep(x) = x^-1 z_rep: the same z_rep at every x (common random numbers). Any joint
   // resample scales every x by the same mean(z*), so every bootstrap slope is exactly -1 up to

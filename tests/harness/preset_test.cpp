@@ -321,6 +321,19 @@ TEST(Validation, FigureAndRateParsed) {
   EXPECT_EQ(p.rates[0].fit_range->second, 2.0);
   EXPECT_TRUE(p.rates[0].informational);
   EXPECT_EQ(p.rates[0].tolerance, 0.2);
+  EXPECT_EQ(p.rates[0].check, dpx::harness::rate_check::ci_and_tolerance);
+}
+
+TEST(Validation, RateCheckModeParsedAndValidated) {
+  const std::string base =
+      "[grid]\nn = [1, 2]\n[[rate]]\nx = \"n\"\ny = \"err\"\nexpected_slope = -0.5\n";
+  EXPECT_EQ(parse(base + "check = \"tolerance\"\n").rates[0].check,
+            dpx::harness::rate_check::tolerance);
+  EXPECT_EQ(parse(base + "check = \"ci\"\n").rates[0].check,
+            dpx::harness::rate_check::ci_and_tolerance);
+  const std::string e = error_of(header + base + "check = \"loose\"\n");
+  EXPECT_NE(e.find("check"), std::string::npos) << e;
+  EXPECT_NE(e.find("loose"), std::string::npos) << e;
 }
 
 TEST(Quick, OverridesGridFixedAndReplications) {

@@ -346,6 +346,7 @@ rate_spec parse_rate(const ctx& c, const toml::table& t, std::size_t index) {
               "expected_slope",
               "tolerance",
               "informational",
+              "check",
               "description"},
              what);
   for (const char* req : {"x", "y", "expected_slope"}) {
@@ -386,7 +387,15 @@ rate_spec parse_rate(const ctx& c, const toml::table& t, std::size_t index) {
         c.fail(v, w + " must be finite and > 0");
     } else if (key == "informational")
       r.informational = get_bool(c, v, w);
-    else if (key == "description")
+    else if (key == "check") {
+      const std::string m = get_string(c, v, w);
+      if (m == "ci")
+        r.check = rate_check::ci_and_tolerance;
+      else if (m == "tolerance")
+        r.check = rate_check::tolerance;
+      else
+        c.fail(v, w + " = '" + m + "' must be \"ci\" or \"tolerance\"");
+    } else if (key == "description")
       r.description = get_string(c, v, w);
   }
   if (r.name.empty()) r.name = r.y + "_vs_" + r.x;
