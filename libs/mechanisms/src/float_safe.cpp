@@ -51,7 +51,8 @@ float_safe_gaussian::float_safe_gaussian(double sigma,
       relation_(rel),
       unit_(discrete_gaussian::from_sigma(1.0, 1.0)) {
   unit_ = noise_for_dimension(1);
-  unit_law_ = detail::gaussian_law::of(unit_.variance_numerator(), unit_.variance_denominator());
+  unit_law_ =
+      detail::gaussian_law::of(unit_.variance_numerator(), unit_.variance_denominator(), true);
 }
 
 discrete_gaussian float_safe_gaussian::noise_for_dimension(std::size_t d) const {
