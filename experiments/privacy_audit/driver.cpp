@@ -3,19 +3,24 @@
 // target: a mechanism / estimator audit of audit::mechanism_names() (laplace, gaussian,
 // discrete_laplace, discrete_gaussian, randomized_response, stable_histogram, local_histogram,
 // laplace_mironov, float_safe_laplace_mironov, exponential_mechanism, permute_and_flip,
-// winsorized_mean, kv_mean, local_mean, user_mean, priestley_chao) or a solver
+// exponential_quantile, l2_laplace, l2_laplace_spread, float_safe_gaussian, winsorized_mean,
+// kv_mean, local_mean, user_mean, priestley_chao, winsorized_mean_histogram,
+// winsorized_mean_both, kv_mean_histogram, kv_mean_both, winsorized_mean_hd,
+// priestley_chao_grid, sample_split_mean, kv_mean_unknown_sigma,
+// user_mean_hd, local_mean_hd) or a solver
 // canary audit of audit::solver_names() (istdp_as_published, istdp_strict, noisy_pgd, dp_sgd). Each
 // replication runs `trials` trials per side of the target's worst-case neighbouring pair, chooses a
 // threshold test on half of them and bounds its error rates on the other half with Clopper–Pearson
-// at `confidence` (auditor.hpp). `broken` halves the noise (b, sigma; randomized response and
-// histograms: 2 eps; estimators: the mean stage's noise) while claiming the original guarantee
+// at `confidence` (auditor.hpp). `broken` halves the noise (b, sigma; randomized response,
+// histograms, selection mechanisms, the median: 2 eps; estimators: the mean stage's noise; the
+// histogram-stage pairs: both stages at 2 eps) while claiming the original guarantee
 // (mechanisms and estimators only). design (solvers): the canary pair, "sign" or "curvature"
 // (audits.hpp).
 //
 // Metrics (per replication):
 //   epsilon_lower_bound  the audit's bound (>= 0)
 //   claimed_epsilon      the guarantee claimed for the (unbroken) target on the audited pair
-//                        (the estimators: the mean stage's share, audits.hpp)
+//                        (the estimators: the audited stage's share, audits.hpp)
 //   total_epsilon        the target's overall epsilon (= claimed_epsilon except estimators)
 //   bound_ratio          epsilon_lower_bound / claimed_epsilon (> 1 = violation caught)
 //   violation            1 if epsilon_lower_bound > claimed_epsilon, else 0

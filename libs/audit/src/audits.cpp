@@ -8,6 +8,8 @@
 
 #include "dpx/accounting/gaussian.hpp"
 #include "dpx/accounting/rdp.hpp"
+#include "dpx/audit/composed_pairs.hpp"
+#include "dpx/audit/stage_pairs.hpp"
 #include "dpx/core/error.hpp"
 #include "dpx/estimators/central.hpp"
 #include "dpx/estimators/local.hpp"
@@ -24,6 +26,12 @@ namespace dpx::audit {
 namespace {
 
 constexpr const char* kMech = "audit::audit_mechanism";
+// Dimension of the l2_laplace pairs.
+constexpr std::size_t kL2Dimension = 16;
+// Half the number of records of the exponential_quantile pair (n = 100).
+constexpr std::size_t kQuantileHalf = 50;
+// Coordinates of winsorized_mean_hd / points of priestley_chao_grid.
+constexpr std::size_t kComposedReleases = 4;
 
 bool is_one_of(const std::string& s, const std::vector<std::string>& v) {
   return std::find(v.begin(), v.end(), s) != v.end();
@@ -88,7 +96,21 @@ std::vector<std::string> mechanism_names() {
           "kv_mean",
           "local_mean",
           "user_mean",
-          "priestley_chao"};
+          "priestley_chao",
+          "winsorized_mean_histogram",
+          "winsorized_mean_both",
+          "kv_mean_histogram",
+          "kv_mean_both",
+          "l2_laplace",
+          "l2_laplace_spread",
+          "float_safe_gaussian",
+          "winsorized_mean_hd",
+          "priestley_chao_grid",
+          "sample_split_mean",
+          "kv_mean_unknown_sigma",
+          "exponential_quantile",
+          "user_mean_hd",
+          "local_mean_hd"};
 }
 
 void mechanism_audit_spec::validate() const {
@@ -238,6 +260,78 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
     const auto fs = mechanisms::float_safe_laplace::calibrate(eps, sens);
     return finish(mironov_pair(fs, trials, g), eps, 0, "epsilon-DP (float-safe Laplace)", options);
   }
+  if (m == "exponential_quantile") {
+    // Median of n = 2 kQuantileHalf records in [0, 1] (pairs.hpp): the pair's ceiling is
+    // eps/2 + ln(Z_D/Z_D') (0.970 eps at eps = 1).
+    mechanisms::quantile_options o;
+    o.epsilon = eps * emult;
+    return finish(exponential_quantile_pair(o, kQuantileHalf, trials, g),
+                  eps,
+                  0,
+                  "epsilon-DP (exponential-mechanism median, Smith 2011, n = " +
+                      std::to_string(2 * kQuantileHalf) + " in [0, 1])",
+                  options);
+  }
+  if (m == "l2_laplace" || m == "l2_laplace_spread") {
+    // d = kL2Dimension coordinates; claim: the library's (eps, delta) bound (*) of l2_laplace.hpp.
+    const auto claim = mechanisms::l2_laplace::calibrate(eps, spec.delta, sens);
+    // Broken: calibrated for Delta/2, i.e. half the scale, on the pair at distance Delta.
+    const auto run = mechanisms::l2_laplace::calibrate(eps, spec.delta, sens * half);
+    const bool spread = m == "l2_laplace_spread";
+    return finish(l2_laplace_pair(run, sens, kL2Dimension, spread, trials, g),
+                  claim.epsilon(),
+                  spec.delta,
+                  eps_words(claim.epsilon(), spec.delta) + " (L2-calibrated Laplace, b = " +
+                      core::format_double(claim.scale()) + ", d = " + std::to_string(kL2Dimension) +
+                      "; heterogeneous advanced composition)",
+                  options);
+  }
+  if (m == "float_safe_gaussian") {
+    const double sigma = sens / std::sqrt(2 * zcdp_rho_for(eps, spec.delta));
+    const auto run = mechanisms::float_safe_gaussian::from_sigma(sigma * half, sens);
+    return finish(float_safe_gaussian_pair(run, trials, g),
+                  eps,
+                  spec.delta,
+                  eps_words(eps, spec.delta) + " (float-safe Gaussian, sigma = " +
+                      core::format_double(sigma) + ", from rho-zCDP)",
+                  options);
+  }
+  // Histogram-stage pairs (stage_pairs.hpp): counts straddling the stable histogram's
+  // threshold. `histogram`: claim (eps/2, delta), the stable histogram's guarantee; `both`:
+  // claim (eps, delta), the estimator's total. broken: both stages at 2x their epsilon.
+  if (m == "winsorized_mean_histogram" || m == "winsorized_mean_both" || m == "kv_mean_histogram" ||
+      m == "kv_mean_both") {
+    const bool hist = m.ends_with("_histogram");
+    const auto stage = hist ? estimator_stage::histogram : estimator_stage::both;
+    const double claim = hist ? 0.5 * eps : eps;
+    const auto design = make_histogram_stage_design(0.5 * eps * emult, spec.delta);
+    const std::string tail =
+        ", n = " + std::to_string(design.n) + "); the pair audits " +
+        (hist ? "the histogram stage: its (eps/2, delta)" : "both stages: the total (eps, delta)");
+    if (m.starts_with("winsorized_mean")) {
+      estimators::winsorized_mean_options o;
+      o.epsilon = eps;
+      o.delta = spec.delta;
+      o.rule = estimators::interval_rule::paper(1.0);
+      return finish(winsorized_mean_stage_pair(o, stage, trials, g, spec.broken),
+                    claim,
+                    spec.delta,
+                    eps_words(eps, spec.delta) + " (S1 Algorithm 4, tau = 1" + tail,
+                    options,
+                    eps);
+    }
+    estimators::kv_mean_options o;
+    o.epsilon = eps;
+    o.delta = spec.delta;
+    o.sigma = 1.0;
+    o.beta = 0.1;
+    return finish(kv_mean_stage_pair(o, stage, trials, g, spec.broken),
+                  claim,
+                  spec.delta,
+                  eps_words(eps, spec.delta) + " (Karwa-Vadhan, known sigma = 1, beta = 0.1" + tail,
+                  options,
+                  eps);
+  }
   // Estimators: the pairs audit the mean stage's share eps_m = eps/2 (pairs.hpp). Central
   // ones: (eps_m - ln(1 - delta/4), delta/4) on the pair, delta/4 being the probability that the
   // lone record's bin is released by the stable histogram (the only way I^ can differ).
@@ -301,6 +395,109 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
                                           static_cast<double>(spec.records)) +
                       ", b = 0.1, Gaussian kernel, n = " + std::to_string(spec.records) + ")" +
                       share,
+                  options,
+                  eps);
+  }
+  // Composed and multi-step estimators (composed_pairs.hpp).
+  if (m == "local_mean_hd") {
+    // One user, d = kComposedReleases coordinates, basic composition: eps/2-LDP on the pair.
+    estimators::local_mean_options o;
+    o.epsilon = eps;
+    o.rule = estimators::interval_rule::paper(1.0);
+    o.bound = 10.0;
+    return finish(
+        local_mean_hd_pair(o, kComposedReleases, trials, g, spec.broken),
+        eps_m,
+        0,
+        "epsilon-LDP (S1 Algorithm 5 around Algorithm 8, d = " + std::to_string(kComposedReleases) +
+            ", basic composition, tau = 1, B = 10, one user); the pair audits the "
+            "composed mean stages: " +
+            core::format_double(eps_m) + "-LDP",
+        options,
+        eps);
+  }
+  if (m == "user_mean_hd") {
+    // User level, d = kComposedReleases coordinates, T = 4 values per user, basic composition.
+    constexpr std::size_t kUserTimes = 4;
+    estimators::winsorized_mean_hd_options o;
+    o.epsilon = eps;
+    o.delta = spec.delta;
+    o.rule = estimators::interval_rule::paper(1.0);
+    const std::string k = std::to_string(kComposedReleases);
+    return finish(
+        user_mean_hd_pair(o, spec.records, kUserTimes, kComposedReleases, trials, g, spec.broken),
+        central_claim,
+        0.25 * spec.delta,
+        eps_words(eps, spec.delta) + " at USER level (S1 Def 5.1, d = " + k +
+            ", basic composition, tau = 1, n = " + std::to_string(spec.records) +
+            " users x T = " + std::to_string(kUserTimes) + "); the pair audits the " + k +
+            " composed mean stages: (" + core::format_double(eps_m) +
+            " - ln(1 - delta/4), delta/4)-DP",
+        options,
+        eps);
+  }
+  if (m == "winsorized_mean_hd" || m == "priestley_chao_grid") {
+    // d = J = kComposedReleases releases, basic composition (eps/d, delta/d) each: the composed
+    // mean stages, (eps/2 - ln(1 - delta/4), delta/4) on the pair.
+    const std::string k = std::to_string(kComposedReleases);
+    if (m == "winsorized_mean_hd") {
+      estimators::winsorized_mean_hd_options o;
+      o.epsilon = eps;
+      o.delta = spec.delta;
+      o.rule = estimators::interval_rule::paper(1.0);
+      return finish(
+          winsorized_mean_hd_pair(o, spec.records, kComposedReleases, trials, g, spec.broken),
+          central_claim,
+          0.25 * spec.delta,
+          eps_words(eps, spec.delta) + " (S1 Algorithm 5, d = " + k +
+              ", basic composition, tau = 1, n = " + std::to_string(spec.records) +
+              "); the pair audits the " + k + " composed mean stages: (" +
+              core::format_double(eps_m) + " - ln(1 - delta/4), delta/4)-DP",
+          options,
+          eps);
+    }
+    estimators::priestley_chao_options o;
+    o.epsilon = eps;
+    o.delta = spec.delta;
+    return finish(
+        priestley_chao_grid_pair(o, spec.records, kComposedReleases, trials, g, spec.broken),
+        central_claim,
+        0.25 * spec.delta,
+        eps_words(eps, spec.delta) + " (S1 Def 4.8 on a grid of J = " + k +
+            " points, basic composition, b = 0.1, Gaussian kernel, n = " +
+            std::to_string(spec.records) + "); the pair audits the " + k +
+            " composed mean stages: (" + core::format_double(eps_m) +
+            " - ln(1 - delta/4), delta/4)-DP",
+        options,
+        eps);
+  }
+  if (m == "sample_split_mean") {
+    estimators::sample_split_options o;  // paper split: eps/2 histogram, eps/2 mean (d = 1)
+    o.base.epsilon = eps;
+    o.base.delta = spec.delta;
+    o.base.rule = estimators::interval_rule::paper(1.0);
+    return finish(sample_split_mean_pair(o, spec.records, trials, g, spec.broken),
+                  eps_m,
+                  0,
+                  eps_words(eps, spec.delta) + " (S1 eq. (1), d = 1, paper split, tau = 1, n = " +
+                      std::to_string(spec.records) + "); the pair audits the mean stage: exactly " +
+                      core::format_double(eps_m) + "-DP on it",
+                  options,
+                  eps);
+  }
+  if (m == "kv_mean_unknown_sigma") {
+    estimators::kv_unknown_sigma_options o;
+    o.epsilon = eps;
+    o.delta = spec.delta;
+    o.beta = 0.1;
+    const std::size_t n = 2 * spec.records + 1;  // odd: the lone record is unpaired
+    const double e3 = eps / 3;
+    return finish(kv_mean_unknown_sigma_pair(o, n, trials, g, spec.broken),
+                  e3 - std::log1p(-0.125 * spec.delta),
+                  0.125 * spec.delta,
+                  eps_words(eps, spec.delta) + " (Karwa-Vadhan, sigma unknown, beta = 0.1, n = " +
+                      std::to_string(n) + "); the pair audits the mean stage: (" +
+                      core::format_double(e3) + " - ln(1 - delta/8), delta/8)-DP",
                   options,
                   eps);
   }

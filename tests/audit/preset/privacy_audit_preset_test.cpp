@@ -60,10 +60,14 @@ TEST(PrivacyAuditPreset, GridCoversEveryTarget) {
       if (is_attack(t)) {
         EXPECT_FALSE(broken) << c.key;
       }
-      const bool slow = is_attack(t) || t == "stable_histogram" || t == "winsorized_mean" ||
-                        t == "kv_mean" || t == "local_mean" || t == "user_mean" ||
-                        t == "priestley_chao" || t == "exponential_mechanism" ||
-                        t == "permute_and_flip";
+      const bool slow =
+          is_attack(t) || t == "stable_histogram" || t == "winsorized_mean" || t == "kv_mean" ||
+          t == "local_mean" || t == "user_mean" || t == "priestley_chao" ||
+          t == "exponential_mechanism" || t == "permute_and_flip" ||
+          t == "winsorized_mean_histogram" || t == "kv_mean_histogram" || t.ends_with("_both") ||
+          t.starts_with("l2_laplace") || t == "winsorized_mean_hd" || t == "priestley_chao_grid" ||
+          t == "sample_split_mean" || t == "kv_mean_unknown_sigma" || t == "exponential_quantile" ||
+          t == "user_mean_hd" || t == "local_mean_hd";
       EXPECT_LE(trials, slow ? 100000 : 1000000) << c.key;
     }
   }

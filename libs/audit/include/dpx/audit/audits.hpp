@@ -37,10 +37,18 @@ struct mechanism_audit_spec {
   /// stable_histogram, local_histogram, laplace_mironov (research-grade Laplace under Mironov's
   /// attack), float_safe_laplace_mironov (the same attack on the float-safe Laplace),
   /// exponential_mechanism, permute_and_flip (selection_pair, k = candidates),
+  /// exponential_quantile (the median of n = 100 records in [0, 1], pairs.hpp), l2_laplace and
+  /// l2_laplace_spread (d = 16, shift on one coordinate / spread; claim: the library's (eps,
+  /// delta) bound), float_safe_gaussian (claim from rho-zCDP),
   /// winsorized_mean, kv_mean, local_mean, user_mean, priestley_chao
   /// (estimators::winsorized_mean, kv_mean, local_mean, user_mean (user level, d = 1, T = 4
   /// values per user), priestley_chao at one point; their pairs audit the mean stage's share
-  /// of epsilon, pairs.hpp).
+  /// of epsilon, pairs.hpp), winsorized_mean_histogram, kv_mean_histogram (the histogram
+  /// stage: claim (eps/2, delta)), winsorized_mean_both, kv_mean_both (both stages: claim
+  /// (eps, delta); stage_pairs.hpp), winsorized_mean_hd and user_mean_hd (d = 4; user level
+  /// for the latter, T = 4), local_mean_hd (d = 4, one user), priestley_chao_grid (J = 4
+  /// points), sample_split_mean, kv_mean_unknown_sigma (their composed mean stages;
+  /// composed_pairs.hpp).
   std::string mechanism = "laplace";
   /// Claimed epsilon (> 0), used when neither scale nor noise_multiplier is given.
   std::optional<double> epsilon;
@@ -53,23 +61,27 @@ struct mechanism_audit_spec {
   std::optional<double> noise_multiplier;
   /// Sensitivity Delta (> 0; an integer for the discrete mechanisms).
   double sensitivity = 1.0;
-  /// delta of the calibration for gaussian, discrete_gaussian, stable_histogram,
-  /// winsorized_mean, kv_mean, user_mean, priestley_chao (in (0, 1)); pure-DP mechanisms (laplace,
-  /// discrete_laplace, randomized_response, local_histogram, the attacks, local_mean) are audited
-  /// with delta = 0.
+  /// delta of the calibration for gaussian, discrete_gaussian, float_safe_gaussian, l2_laplace*,
+  /// stable_histogram and the central estimators (in (0, 1)); pure-DP mechanisms (laplace,
+  /// discrete_laplace, randomized_response, local_histogram, the selection mechanisms and the
+  /// median, the attacks, local_mean, local_mean_hd) are audited with delta = 0, and so is
+  /// sample_split_mean (exactly eps/2-DP on its pair).
   double delta = 1e-5;
   /// Broken variant: the noise scale (b or sigma) is halved (randomized response and the
-  /// histograms and the selection mechanisms: run at 2 epsilon; the estimators: their mean-stage
-  /// noise halved by half_noise_estimate, pairs.hpp) while the ORIGINAL guarantee is claimed. The
+  /// histograms and the selection mechanisms and the median: run at 2 epsilon; the estimators:
+  /// their mean-stage noise halved by half_noise_estimate, pairs.hpp; the histogram-stage pairs:
+  /// both stages at 2 epsilon, stage_pairs.hpp) while the ORIGINAL guarantee is claimed. The
   /// attack mechanisms ignore it.
   bool broken = false;
   std::int64_t categories = 2;   ///< randomized_response: k >= 2
   std::int64_t bins = 4;         ///< local_histogram: number of bins >= 2
   std::int64_t candidates = 50;  ///< exponential_mechanism, permute_and_flip: k >= 2
-  /// stable_histogram / winsorized_mean / kv_mean / priestley_chao: n; user_mean: the number
-  /// of users (local_mean: always one user). The stable
-  /// histogram raises it to the smallest
-  /// even n >= 8 ln(2/delta)/eps + 8 so that both audited bins stay far above the threshold.
+  /// stable_histogram / winsorized_mean / kv_mean / priestley_chao / winsorized_mean_hd /
+  /// priestley_chao_grid / sample_split_mean: n; user_mean, user_mean_hd: the number of users;
+  /// kv_mean_unknown_sigma: n = 2 records + 1 (odd). Not used by local_mean (one user) and the
+  /// histogram-stage pairs (n is set by the threshold). The stable histogram raises it to the
+  /// smallest even n >= 8 ln(2/delta)/eps + 8 so that both audited bins stay far above the
+  /// threshold.
   std::size_t records = 200;
   /// Throws core::invalid_argument_error naming the field.
   void validate() const;
@@ -80,8 +92,11 @@ struct named_audit_result {
   audit_result audit;  ///< the auditor's result (bound, counts, chosen test)
   /// The epsilon the audit checks: the guarantee claimed for the (unbroken) mechanism on the
   /// audited pair. Equal to total_epsilon except for the estimators, whose pairs audit the
-  /// mean stage's share (winsorized_mean, kv_mean, user_mean, priestley_chao: eps/2 - ln(1 -
-  /// delta/4); local_mean: eps/2).
+  /// mean stage's share (winsorized_mean, kv_mean, user_mean, priestley_chao and the composed
+  /// winsorized_mean_hd, user_mean_hd, priestley_chao_grid: eps/2 - ln(1 - delta/4); local_mean,
+  /// local_mean_hd, sample_split_mean: eps/2; kv_mean_unknown_sigma: eps/3 - ln(1 - delta/8)) or
+  /// the histogram stage's (winsorized_mean_histogram, kv_mean_histogram: eps/2); the *_both pairs
+  /// check the total eps.
   double claimed_epsilon = 0;
   double claimed_delta = 0;  ///< delta of that claim (0 for pure DP), used in the bound
   double total_epsilon = 0;  ///< the target's overall epsilon guarantee
