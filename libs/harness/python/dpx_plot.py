@@ -13,7 +13,9 @@ declared statistic of y against x:
 The legend title states which. Dashed reference lines with the declared log-log slopes start at
 the first (smallest-x) point of each series; fitted slopes with their bootstrap CI (from the
 harness's rate fits, matched in C++ and stored as "annotations") are added to the series label.
-Each figure is written as <name>.pdf and <name>.png (3.3 x 2.4 in; with more than 5 legend
+Figures are rendered in parallel worker processes (one per core; DPX_PLOT_JOBS=N overrides;
+the files do not depend on N), each written under a temporary name and renamed. Each figure is
+written as <name>.pdf and <name>.png (3.3 x 2.4 in; with more than 5 legend
 entries the legend goes below the axes and the figure grows). Exits 1 if any figure
 failed (the others are still written), 2 on bad usage.
 """
@@ -167,9 +169,24 @@ def render(fig, summary, out_dir, confidence):
                          frameon=False)
     ax.grid(True, which="major", linewidth=0.3, alpha=0.5)
     base = os.path.join(out_dir, name)
-    f.savefig(base + ".pdf", metadata={"CreationDate": None})
-    f.savefig(base + ".png", dpi=200, metadata={"Software": None})
+    # Written under a temporary name and renamed: an interrupted run never leaves a truncated
+    # figure behind.
+    f.savefig(base + ".pdf.tmp", format="pdf", metadata={"CreationDate": None})
+    os.replace(base + ".pdf.tmp", base + ".pdf")
+    f.savefig(base + ".png.tmp", format="png", dpi=200, metadata={"Software": None})
+    os.replace(base + ".png.tmp", base + ".png")
     plt.close(f)
+
+
+def render_one(job):
+    """Renders one figure; returns an error message or None (one bad figure must not stop the
+    others)."""
+    fig, summary, out_dir, confidence = job
+    try:
+        render(fig, summary, out_dir, confidence)
+        return None
+    except Exception as e:
+        return f"dpx_plot: figure {fig.get('name')!r}: {e}"
 
 
 def main(argv):
@@ -184,13 +201,22 @@ def main(argv):
     out_dir = os.path.join(base, spec.get("output_dir", "."))
     os.makedirs(out_dir, exist_ok=True)
     confidence = float(spec.get("confidence", 0.95))
-    failures = 0
-    for fig in spec.get("figures", []):
-        try:
-            render(fig, summary, out_dir, confidence)
-        except Exception as e:  # one bad figure must not stop the others
-            print(f"dpx_plot: figure {fig.get('name')!r}: {e}", file=sys.stderr)
-            failures += 1
+    jobs = [(fig, summary, out_dir, confidence) for fig in spec.get("figures", [])]
+    # Figures are independent: render them on every core (the harness runs this between
+    # experiments, when its own threads are idle). Each figure's files depend only on its own
+    # inputs, so the output is the same for any number of workers. DPX_PLOT_JOBS overrides.
+    workers = int(os.environ.get("DPX_PLOT_JOBS", "0")) or (os.cpu_count() or 1)
+    workers = max(1, min(workers, len(jobs)))
+    if workers > 1:
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            errors = pool.map(render_one, jobs, chunksize=1)
+    else:
+        errors = [render_one(j) for j in jobs]
+    failures = [e for e in errors if e]
+    for e in failures:
+        print(e, file=sys.stderr)
     return 1 if failures else 0
 
 
