@@ -29,8 +29,6 @@
 #include "dpx/core/hash.hpp"
 #include "dpx/core/rng.hpp"
 
-extern char** environ;
-
 namespace dpx::harness {
 
 namespace {
@@ -116,6 +114,7 @@ bool row_matches(const tidy_row& row,
 std::vector<std::pair<std::size_t, std::string>> resolve_filters(
     const tidy_table& t, const std::vector<row_filter>& where) {
   std::vector<std::pair<std::size_t, std::string>> out;
+  out.reserve(where.size());
   for (const auto& f : where) out.emplace_back(t.param_index(f.name), f.value);
   return out;
 }
@@ -248,6 +247,7 @@ int run_process(const std::vector<std::string>& argv, const std::string& log, st
   posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
@@ -634,6 +634,7 @@ std::vector<rate_result> fit_rates(const tidy_table& t,
     for (const auto& row : t.rows) {
       if (!row_matches(row, filters)) continue;
       std::vector<std::string> key;
+      key.reserve(gi.size());
       for (const std::size_t i : gi) key.push_back(row.params[i]);
       auto& pts = groups[key];  // a group exists even when all its rows failed
       if (row.status != "ok" || std::isnan(row.metrics[yi])) continue;
@@ -825,7 +826,7 @@ std::filesystem::path find_plot_script() {
     if (fs::is_regular_file(installed, ec)) return installed.lexically_normal();
   }
 #ifdef DPX_SOURCE_DIR
-  const fs::path source = fs::path(DPX_SOURCE_DIR) / "libs" / "harness" / "python" / "dpx_plot.py";
+  fs::path source = fs::path(DPX_SOURCE_DIR) / "libs" / "harness" / "python" / "dpx_plot.py";
   if (fs::is_regular_file(source, ec)) return source;
 #endif
   return {};
@@ -927,7 +928,7 @@ std::vector<rate_result> write_analysis(const tidy_table& t,
   validate_specs(figures, rates, t.param_names, t.metric_names);
   fs::create_directories(out_dir);
 
-  const std::vector<rate_result> results = fit_rates(t, rates, options);
+  std::vector<rate_result> results = fit_rates(t, rates, options);
   write_file_atomic(out_dir / "summary.csv", summary_csv(t));
   write_file_atomic(out_dir / "rates.csv", rates_csv(results));
   write_file_atomic(out_dir / "rates.md", rates_markdown(results, options.confidence));
@@ -1067,8 +1068,11 @@ std::vector<rate_result> write_analysis(const tidy_table& t,
   if (rendered) {
     for (const auto& f : figures) {
       const std::string title = f.title.empty() ? f.name : f.title;
-      md += "### " + title + "\n\n![" + title + "](figures/" + f.name + ".png)\n\n[PDF](figures/" +
-            f.name + ".pdf)\n\n";
+      md += "### ";
+      md += title;
+      md += "\n\n![";
+      md += title;
+      md += "](figures/" + f.name + ".png)\n\n[PDF](figures/" + f.name + ".pdf)\n\n";
     }
   } else {
     md += "Figures were not rendered: " + figure_status + ".";

@@ -297,7 +297,9 @@ figure_spec parse_figure(const ctx& c, const toml::table& t, std::size_t index) 
   }
   for (auto&& [k, v] : t) {
     const std::string key(k.str());
-    const std::string w = what + "." + key;
+    std::string w = what;
+    w += ".";
+    w += key;
     if (key == "name")
       f.name = get_string(c, v, w);
     else if (key == "title")
@@ -355,7 +357,9 @@ rate_spec parse_rate(const ctx& c, const toml::table& t, std::size_t index) {
   rate_spec r;
   for (auto&& [k, v] : t) {
     const std::string key(k.str());
-    const std::string w = what + "." + key;
+    std::string w = what;
+    w += ".";
+    w += key;
     if (key == "name")
       r.name = get_string(c, v, w);
     else if (key == "x") {
@@ -394,6 +398,7 @@ rate_spec parse_rate(const ctx& c, const toml::table& t, std::size_t index) {
       else if (m == "tolerance")
         r.check = rate_check::tolerance;
       else
+        // NOLINTNEXTLINE(performance-inefficient-string-concatenation): error path
         c.fail(v, w + " = '" + m + "' must be \"ci\" or \"tolerance\"");
     } else if (key == "description")
       r.description = get_string(c, v, w);
@@ -492,6 +497,7 @@ preset parse_preset(const std::string& text, const fs::path& path, bool quick) {
       const std::string name(k.str());
       if (name == "zip" || name == "exclude" || name == "include") {
         if (!v.is_array_of_tables())
+          // NOLINTNEXTLINE(performance-inefficient-string-concatenation): error path
           c.fail(v, "grid." + name + " must be an array of tables ([[grid." + name + "]])");
         continue;
       }
@@ -523,6 +529,7 @@ preset parse_preset(const std::string& text, const fs::path& path, bool quick) {
         if (g.names.empty()) c.fail(zn, "empty [[grid.zip]]");
         for (std::size_t i = 0; i < len; ++i) {
           std::vector<param_value> row;
+          row.reserve(cols.size());
           for (const auto& col : cols) row.push_back(col[i]);
           g.rows.push_back(std::move(row));
         }
@@ -670,7 +677,7 @@ fs::path experiments_dir() {
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
-    const fs::path share = exe.parent_path().parent_path() / "share" / "dpx" / "experiments";
+    fs::path share = exe.parent_path().parent_path() / "share" / "dpx" / "experiments";
     if (has_presets(share)) return share;
   }
   return fs::path(DPX_SOURCE_DIR) / "experiments";
@@ -678,13 +685,13 @@ fs::path experiments_dir() {
 
 fs::path find_preset(const std::string& arg) {
   std::error_code ec;
-  const fs::path as_path(arg);
+  fs::path as_path(arg);
   if (fs::is_regular_file(as_path, ec)) return as_path;
   if (as_path.extension() == ".toml" || arg.find('/') != std::string::npos) {
     throw preset_error(arg + ": no such preset file");
   }
   const fs::path dir = experiments_dir();
-  const fs::path candidate = dir / arg / "preset.toml";
+  fs::path candidate = dir / arg / "preset.toml";
   if (fs::is_regular_file(candidate, ec)) return candidate;
   std::vector<std::string> names;
   for (const auto& info : list_presets(dir)) names.push_back(info.name);

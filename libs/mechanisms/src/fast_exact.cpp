@@ -144,7 +144,8 @@ block_gaussian_law block_gaussian_law::of(std::uint64_t a,
                                           std::uint32_t blocks) {
   const char* fn = "block_gaussian_law::of";
   if (!usable(a, b))
-    core::throw_invalid(fn, "a / b", static_cast<double>(a) / b, "must be >= 1024");
+    core::throw_invalid(
+        fn, "a / b", static_cast<double>(a) / static_cast<double>(b), "must be >= 1024");
   if (log2c < 2 || log2c > 21) core::throw_invalid(fn, "log2c", log2c, "must be in [2, 21]");
   if (blocks < 8 || blocks >= bins) core::throw_invalid(fn, "K", blocks, "must be in [8, 255]");
   block_gaussian_law l;

@@ -105,6 +105,7 @@ class float_safe_laplace {
   /// out[i] = noise draws of scalar releases (Lambda * Z_i).
   template <std::uniform_random_bit_generator G>
   void fill(std::span<double> out, G& g) const {
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): scratch, written before read
     std::array<std::int64_t, detail::fast_chunk> z;
     for (std::size_t i = 0; i < out.size(); i += z.size()) {
       const std::size_t n = std::min(z.size(), out.size() - i);
@@ -119,6 +120,7 @@ class float_safe_laplace {
     // Every value must fit the grid before any is changed (no half-privatized vector).
     for (const double x : v) (void)detail::to_grid("float_safe_laplace::privatize", x, lambda_);
     const auto dl = noise_for_dimension(v.size());
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): scratch, written before read
     std::array<std::int64_t, detail::fast_chunk> z;
     for (std::size_t i = 0; i < v.size(); i += z.size()) {
       const std::size_t n = std::min(z.size(), v.size() - i);
@@ -212,6 +214,7 @@ class float_safe_gaussian {
   /// out[i] = noise draws of scalar releases (Lambda * Z_i).
   template <std::uniform_random_bit_generator G>
   void fill(std::span<double> out, G& g) const {
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): scratch, written before read
     std::array<std::int64_t, detail::fast_chunk> z;
     for (std::size_t i = 0; i < out.size(); i += z.size()) {
       const std::size_t n = std::min(z.size(), out.size() - i);
@@ -230,6 +233,7 @@ class float_safe_gaussian {
     // on; short vectors use CKS20 Algorithm 3 (the same exact law).
     const auto law = detail::gaussian_law::of(
         dg.variance_numerator(), dg.variance_denominator(), v.size() >= 128);
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): scratch, written before read
     std::array<std::int64_t, detail::fast_chunk> z;
     for (std::size_t i = 0; i < v.size(); i += z.size()) {
       const std::size_t n = std::min(z.size(), v.size() - i);

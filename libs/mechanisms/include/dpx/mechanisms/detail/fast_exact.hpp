@@ -160,7 +160,9 @@ void draw_words(G& g, std::span<std::uint32_t> words) {
 /// (negative, 0): such a slot is redrawn from fresh words).
 template <std::uniform_random_bit_generator G>
 void fill_discrete_laplace_fast(G& g, const geometric_law& law, std::span<std::int64_t> out) {
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): scratch, written before read
   std::array<std::uint32_t, 2 * fast_chunk> words;
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): scratch, written before read
   std::array<double, fast_chunk> m, ok;
   for (std::size_t done = 0; done < out.size();) {
     const std::size_t n = std::min(fast_chunk, out.size() - done);
@@ -212,9 +214,13 @@ inline u128 gaussian_diff(const gaussian_law& law, std::int64_t y) noexcept {
 /// gamma = (|Y| t b - a)^2 / (2 a b t^2), by the fast exact Bernoulli.
 template <std::uniform_random_bit_generator G>
 void fill_discrete_gaussian_fast(G& g, const gaussian_law& law, std::span<std::int64_t> out) {
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): scratch, written before read
   std::array<std::int64_t, fast_chunk> y;
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): scratch, written before read
   std::array<double, fast_chunk> p;
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): scratch, written before read
   std::array<std::uint32_t, fast_chunk> acc;
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): scratch, written before read
   std::array<std::uint8_t, fast_chunk> kind;  // 0 fast, 1 CKS20 chain (gamma > 30), 2 far tail
   const double inv_den = 1.0 / static_cast<double>(law.den);
   generator_words<G> gw{g};
@@ -440,9 +446,13 @@ template <std::uniform_random_bit_generator G>
 void fill_discrete_gaussian_block(G& g,
                                   const block_gaussian_law& law,
                                   std::span<std::int64_t> out) {
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): scratch, written before read
   std::array<std::uint32_t, 2 * fast_chunk> words;
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): scratch, written before read
   std::array<double, fast_chunk> p;
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): scratch, written before read
   std::array<std::int64_t, fast_chunk> y;
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): scratch, written before read
   std::array<std::uint32_t, fast_chunk> blk;
   const int h = law.head_bits;
   const std::uint32_t jmask = static_cast<std::uint32_t>(law.c - 1);
