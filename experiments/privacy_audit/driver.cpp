@@ -7,7 +7,7 @@
 // kv_mean, local_mean, user_mean, priestley_chao, winsorized_mean_histogram,
 // winsorized_mean_both, kv_mean_histogram, kv_mean_both, winsorized_mean_hd,
 // priestley_chao_grid, sample_split_mean, kv_mean_unknown_sigma,
-// user_mean_hd, local_mean_hd) or a solver
+// user_mean_hd, local_mean_hd, variance_bisection, adaptive_coinpress) or a solver
 // canary audit of audit::solver_names() (istdp_as_published, istdp_strict, noisy_pgd, dp_sgd). Each
 // replication runs `trials` trials per side of the target's worst-case neighbouring pair, chooses a
 // threshold test on half of them and bounds its error rates on the other half with Clopper–Pearson

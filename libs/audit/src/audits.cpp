@@ -10,6 +10,7 @@
 #include "dpx/accounting/rdp.hpp"
 #include "dpx/audit/composed_pairs.hpp"
 #include "dpx/audit/stage_pairs.hpp"
+#include "dpx/audit/variance_pairs.hpp"
 #include "dpx/core/error.hpp"
 #include "dpx/estimators/central.hpp"
 #include "dpx/estimators/local.hpp"
@@ -110,7 +111,9 @@ std::vector<std::string> mechanism_names() {
           "kv_mean_unknown_sigma",
           "exponential_quantile",
           "user_mean_hd",
-          "local_mean_hd"};
+          "local_mean_hd",
+          "variance_bisection",
+          "adaptive_coinpress"};
 }
 
 void mechanism_audit_spec::validate() const {
@@ -329,6 +332,29 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
                   claim,
                   spec.delta,
                   eps_words(eps, spec.delta) + " (Karwa-Vadhan, known sigma = 1, beta = 0.1" + tail,
+                  options,
+                  eps);
+  }
+  // Plug-in variance estimators (variance_pairs.hpp): N_iter = 1, basic composition, claim the
+  // total (eps, 0); the pairs' exact epsilon is 3 eps/4 (the coverage / RefineVariance noise is
+  // calibrated for twice its sensitivity). broken: run at 2 eps.
+  if (m == "variance_bisection" || m == "adaptive_coinpress") {
+    estimators::variance_options o;
+    o.epsilon = eps;
+    o.variance_max = 2.0;  // sigma_min^2 = 1: N_iter = 1
+    const bool bis = m == "variance_bisection";
+    const double ceiling = bis ? variance_bisection_ceiling(o) : adaptive_coinpress_ceiling(o);
+    const std::string words =
+        "epsilon-DP (" + std::string(bis ? "S1 Algorithm 10" : "S1 Algorithms 13-14") +
+        ", sigma^2 in [1, 2]: N_iter = 1, basic composition, gamma = 0.2, n = " +
+        std::to_string(spec.records) + "); the pair's exact epsilon is " +
+        core::format_double(ceiling) + " (3 eps/4: the " + (bis ? "coverage" : "RefineVariance") +
+        " noise is calibrated for twice its sensitivity)";
+    return finish(bis ? variance_bisection_pair(o, spec.records, trials, g, spec.broken)
+                      : adaptive_coinpress_pair(o, spec.records, trials, g, spec.broken),
+                  eps,
+                  0,
+                  words,
                   options,
                   eps);
   }

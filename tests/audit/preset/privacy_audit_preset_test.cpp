@@ -67,7 +67,8 @@ TEST(PrivacyAuditPreset, GridCoversEveryTarget) {
           t == "winsorized_mean_histogram" || t == "kv_mean_histogram" || t.ends_with("_both") ||
           t.starts_with("l2_laplace") || t == "winsorized_mean_hd" || t == "priestley_chao_grid" ||
           t == "sample_split_mean" || t == "kv_mean_unknown_sigma" || t == "exponential_quantile" ||
-          t == "user_mean_hd" || t == "local_mean_hd";
+          t == "user_mean_hd" || t == "local_mean_hd" || t == "variance_bisection" ||
+          t == "adaptive_coinpress";
       EXPECT_LE(trials, slow ? 100000 : 1000000) << c.key;
     }
   }

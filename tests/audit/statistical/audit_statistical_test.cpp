@@ -3,8 +3,8 @@
 //  * VALIDITY — correct mechanisms are never reported above their claim: every named
 //    mechanism and estimator audit of audit::mechanism_names() except the research-grade
 //    Laplace under attack, at confidence 0.99 (false-positive rate <= 1% per check, by the
-//    Clopper–Pearson + union-bound argument; the family of 29 checks has a family-wise
-//    false-positive rate <= 29% (a bound), far less in practice because most bounds are not
+//    Clopper–Pearson + union-bound argument; the family of 31 checks has a family-wise
+//    false-positive rate <= 31% (a bound), far less in practice because most bounds are not
 //    tight; the checks are deterministic at the fixed seed).
 //  * VALIDITY, measured: 200 independent audits (1000 trials per side) of randomized response,
 //    whose threshold test attains e^eps exactly: the number whose bound exceeds eps is
@@ -84,7 +84,8 @@ std::size_t trials_for(const std::string& name) {
       name == "exponential_mechanism" || name == "permute_and_flip" ||
       name == "winsorized_mean_histogram" || name == "winsorized_mean_both" ||
       name == "kv_mean_histogram" || name == "kv_mean_both" || name == "sample_split_mean" ||
-      name == "kv_mean_unknown_sigma" || name == "exponential_quantile" || name == "local_mean_hd")
+      name == "kv_mean_unknown_sigma" || name == "exponential_quantile" ||
+      name == "local_mean_hd" || name == "variance_bisection" || name == "adaptive_coinpress")
     return 20000;
   if (name.find("mironov") != std::string::npos) return 20000;
   return 100000;

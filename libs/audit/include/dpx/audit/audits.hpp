@@ -48,7 +48,9 @@ struct mechanism_audit_spec {
   /// (eps, delta); stage_pairs.hpp), winsorized_mean_hd and user_mean_hd (d = 4; user level
   /// for the latter, T = 4), local_mean_hd (d = 4, one user), priestley_chao_grid (J = 4
   /// points), sample_split_mean, kv_mean_unknown_sigma (their composed mean stages;
-  /// composed_pairs.hpp).
+  /// composed_pairs.hpp), variance_bisection, adaptive_coinpress (the plug-in variance
+  /// estimators with N_iter = 1: claim the total (eps, 0); the pairs' exact epsilon is 3 eps/4,
+  /// variance_pairs.hpp).
   std::string mechanism = "laplace";
   /// Claimed epsilon (> 0), used when neither scale nor noise_multiplier is given.
   std::optional<double> epsilon;
@@ -70,14 +72,16 @@ struct mechanism_audit_spec {
   /// Broken variant: the noise scale (b or sigma) is halved (randomized response and the
   /// histograms and the selection mechanisms and the median: run at 2 epsilon; the estimators:
   /// their mean-stage noise halved by half_noise_estimate, pairs.hpp; the histogram-stage pairs:
-  /// both stages at 2 epsilon, stage_pairs.hpp) while the ORIGINAL guarantee is claimed. The
+  /// both stages at 2 epsilon, stage_pairs.hpp; the variance estimators: run at 2 epsilon,
+  /// variance_pairs.hpp) while the ORIGINAL guarantee is claimed. The
   /// attack mechanisms ignore it.
   bool broken = false;
   std::int64_t categories = 2;   ///< randomized_response: k >= 2
   std::int64_t bins = 4;         ///< local_histogram: number of bins >= 2
   std::int64_t candidates = 50;  ///< exponential_mechanism, permute_and_flip: k >= 2
   /// stable_histogram / winsorized_mean / kv_mean / priestley_chao / winsorized_mean_hd /
-  /// priestley_chao_grid / sample_split_mean: n; user_mean, user_mean_hd: the number of users;
+  /// priestley_chao_grid / sample_split_mean / variance_bisection / adaptive_coinpress: n;
+  /// user_mean, user_mean_hd: the number of users;
   /// kv_mean_unknown_sigma: n = 2 records + 1 (odd). Not used by local_mean (one user) and the
   /// histogram-stage pairs (n is set by the threshold). The stable histogram raises it to the
   /// smallest even n >= 8 ln(2/delta)/eps + 8 so that both audited bins stay far above the
@@ -96,7 +100,7 @@ struct named_audit_result {
   /// winsorized_mean_hd, user_mean_hd, priestley_chao_grid: eps/2 - ln(1 - delta/4); local_mean,
   /// local_mean_hd, sample_split_mean: eps/2; kv_mean_unknown_sigma: eps/3 - ln(1 - delta/8)) or
   /// the histogram stage's (winsorized_mean_histogram, kv_mean_histogram: eps/2); the *_both pairs
-  /// check the total eps.
+  /// and the variance estimators check the total eps.
   double claimed_epsilon = 0;
   double claimed_delta = 0;  ///< delta of that claim (0 for pure DP), used in the bound
   double total_epsilon = 0;  ///< the target's overall epsilon guarantee

@@ -52,22 +52,22 @@
 ///    record's far bin, released with probability (delta/2)/4 = delta/8; otherwise |m^| <= 1 and
 ///    the lone record clips to m^ -+ kappa^: a Laplace pair at the calibrated sensitivity
 ///    2 kappa^/n. Claim: (eps/3 - ln(1 - delta/8), delta/8). Statistic: the estimate.
+///  * longitudinal_regression (S1 Def 5.13, OLS) with p > 1 coefficients (user level): T = p
+///    and the identity design x_t = e_t for every user, so that beta^_u = Y_u; one user's whole
+///    response row at -+10 kappa. Algorithm 5 on beta^ is then the winsorized_mean_hd pair with
+///    d = p on the coefficients, draw for draw (tested): claim (eps/2 - ln(1 - delta/4),
+///    delta/4) at user level, attained. Not a named audit (it adds no new randomness).
+///  * local_user_mean (S1 Sec. 6, local DP, user level), d > 1: one user whose whole T x d block
+///    is at -+x_out (T a power of two, so the average is exactly -+x_out): the local_mean_hd
+///    pair on the average, draw for draw (tested): claim (eps/2)-LDP exactly. Not a named audit.
 ///  Broken variants: half_noise_estimate on every mean release (pairs.hpp): the mean stages at
 ///  half their scale (their eps doubles), histograms unchanged.
 ///
-/// NOT covered (and why): the plug-in variance estimators (variance.hpp). Their output
-/// (sigma^2, the last midpoint, the number of iterations) is the end of an adaptive chain of up
-/// to 2 N_iter Laplace releases whose windows depend on the previous outputs; a lone far record
-/// is clipped identically by every coverage (bisection) and RefineVariance (CoinPress) step
-/// (outside every window on both sides), so a pair of that kind moves only the midpoint
-/// refinements, and the released final midpoint is one eps'-Laplace release (eps' = eps/(2 N_iter)
-/// basic) plus whatever the earlier midpoints leak through the later windows — no claim tighter
-/// than the total eps is valid for it, and a pair reaching the total would have to make all 2
-/// N_iter releases move at once. Moreover no pair can reach the total under basic composition: the
-/// coverage and RefineVariance releases are calibrated for twice their replace-one sensitivity (2/n
-/// for a count that one record moves by 1/n; 2 beta^2/n for a mean of values in [0, beta^2]), so
-/// each is (eps'/2)-DP, and the N_iter + N_iter releases compose to at most N_iter (eps'/2 + eps')
-/// = 3 eps/4 with eps' = eps/(2 N_iter): the claim is at least 25 % loose by construction.
+/// The plug-in variance estimators (variance.hpp) have their own pairs in variance_pairs.hpp
+/// (one iteration; both of their releases move; exact epsilon 3 eps/4 against the claim eps).
+/// NOT covered: the composed pairs under ADVANCED composition (d > 8 ln(1/rho_c)), where the
+/// per-coordinate claim eps/sqrt(8 d ln(1/rho_c)) composes to (eps, delta + rho_c) and no pair
+/// of this kind approaches it with feasible trials.
 ///
 /// Randomness: D's trials first, then D''s, from the generator passed in.
 
@@ -219,6 +219,103 @@ sample_pair local_mean_hd_pair(estimators::local_mean_options o,
         const double est =
             half_noise
                 ? half_noise_estimate(r.estimate[j], r.ranges[j], std::span<const double>(&x[j], 1))
+                : r.estimate[j];
+        y[j] = est - 0.5 * (r.ranges[j].lo + r.ranges[j].hi);
+      }
+      out[i] = detail::symmetric_laplace_llr(y, kappa, r.noise_scale);
+    }
+  }
+  return p;
+}
+
+/// longitudinal_regression (S1 Def 5.13, OLS) with p >= 2 coefficients, BASIC composition
+/// (o.choice overridden), USER level: T = p times with the identity design x_{u,t} = e_t for every
+/// user, so that the per-user OLS coefficients are the responses themselves, beta^_u = Y_u; users
+/// - 1 users with Y = 0 and one user whose whole response row is at -10 kappa (D) or +10 kappa
+/// (D') in every coordinate. Algorithm 5 then runs on beta^ = (0, ..., 0, -+10 kappa 1_p): the
+/// winsorized_mean_hd pair on the coefficients with d = p (n = users), draw for draw (tested):
+/// claim (eps/2 - ln(1 - delta/4), delta/4) for the p composed mean stages at user level (per
+/// coefficient (eps/(2p) - ln(1 - delta/(4p)), delta/(4p))), ceiling the same (attained, top
+/// value probability 2^-p on D'); statistic the log-likelihood ratio of the p estimates.
+/// half_noise: every coefficient's noise halved.
+template <std::uniform_random_bit_generator G>
+sample_pair longitudinal_regression_hd_pair(estimators::winsorized_mean_hd_options o,
+                                            std::size_t users,
+                                            std::size_t p,
+                                            std::size_t trials,
+                                            G& g,
+                                            bool half_noise = false) {
+  const char* fn = "audit::longitudinal_regression_hd_pair";
+  detail::check_trials(fn, trials);
+  o.choice = estimators::composition_choice::basic;
+  o.validate(fn);
+  if (users < 2) core::throw_invalid(fn, "users", static_cast<double>(users), "must be >= 2");
+  if (p < 2) core::throw_invalid(fn, "p", static_cast<double>(p), "must be >= 2");
+  auto out_pair = detail::one_statistic(
+      trials,
+      "log-likelihood ratio of the p coefficient estimates (centres -+kappa/n)",
+      "T = p, design x_t = e_t; n - 1 users with Y = 0 plus one user's whole response row at "
+      "-10 kappa vs +10 kappa");
+  const double kappa = o.rule.radius, c = kappa / static_cast<double>(users);
+  const std::size_t T = p;
+  std::vector<double> x(users * T * p, 0.0), y(users * T, 0.0), est(p), col(users, 0.0);
+  for (std::size_t u = 0; u < users; ++u)
+    for (std::size_t t = 0; t < T; ++t) x[(u * T + t) * p + t] = 1.0;
+  const estimators::panel_view view{x, users, T, p};
+  estimators::longitudinal_options lo;
+  lo.base = o;
+  for (int side = 0; side < 2; ++side) {
+    const double v = (side ? 10.0 : -10.0) * kappa;
+    std::fill(y.end() - static_cast<std::ptrdiff_t>(T), y.end(), v);
+    col[users - 1] = v;  // every coefficient's column of beta^: zeros and v
+    auto& out = side == 0 ? out_pair.s0[0] : out_pair.s1[0];
+    for (std::size_t i = 0; i < trials; ++i) {
+      const auto r = estimators::longitudinal_regression(view, y, lo, g).fit;
+      for (std::size_t j = 0; j < p; ++j)
+        est[j] = half_noise ? half_noise_estimate(r.estimate[j], r.ranges[j], col) : r.estimate[j];
+      out[i] = detail::symmetric_laplace_llr(est, c, r.noise_scale);
+    }
+  }
+  return out_pair;
+}
+
+/// local_user_mean (S1 Sec. 6: every user averages their T x d block locally, then the
+/// local_mean_hd protocol), d >= 2, BASIC composition (o.choice overridden), USER level, one
+/// user (the unit of local DP) whose whole block is at -x_out (D) or +x_out (D'), x_out =
+/// local_mean_outside(o); T a power of two so that the average is exactly -+x_out. The
+/// local_mean_hd pair on the average, draw for draw (tested): claim (eps/2)-LDP exactly at user
+/// level, ceiling the same; same statistic. half_noise: every coordinate's noise halved.
+template <std::uniform_random_bit_generator G>
+sample_pair local_user_mean_hd_pair(estimators::local_mean_options o,
+                                    std::size_t times,
+                                    std::size_t d,
+                                    std::size_t trials,
+                                    G& g,
+                                    bool half_noise = false) {
+  const char* fn = "audit::local_user_mean_hd_pair";
+  detail::check_trials(fn, trials);
+  o.choice = estimators::composition_choice::basic;
+  o.validate(fn);
+  if (times < 1 || (times & (times - 1)) != 0)
+    core::throw_invalid(fn, "times", static_cast<double>(times), "must be a power of two");
+  if (d < 2) core::throw_invalid(fn, "d", static_cast<double>(d), "must be >= 2");
+  auto p = detail::one_statistic(trials,
+                                 "log-likelihood ratio of the d values estimate - midpoint "
+                                 "(centres -+kappa)",
+                                 "one user, whole T x d block at -x_out vs +x_out");
+  const double xo = local_mean_outside(o), kappa = o.rule.radius;
+  std::vector<double> panel(times * d), y(d);
+  const estimators::panel_view view{panel, 1, times, d};
+  for (int side = 0; side < 2; ++side) {
+    const double v = side ? xo : -xo;
+    std::fill(panel.begin(), panel.end(), v);
+    auto& out = side == 0 ? p.s0[0] : p.s1[0];
+    for (std::size_t i = 0; i < trials; ++i) {
+      const auto r = estimators::local_user_mean(view, o, g);
+      for (std::size_t j = 0; j < d; ++j) {
+        const double est =
+            half_noise
+                ? half_noise_estimate(r.estimate[j], r.ranges[j], std::span<const double>(&v, 1))
                 : r.estimate[j];
         y[j] = est - 0.5 * (r.ranges[j].lo + r.ranges[j].hi);
       }

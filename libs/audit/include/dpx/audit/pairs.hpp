@@ -10,12 +10,13 @@
 /// estimators' histogram stage (winsorized_mean, kv_mean: alone and with the mean stage) is in
 /// stage_pairs.hpp; the composed and multi-step estimators (winsorized_mean_hd, user_mean and
 /// local_mean_hd with d > 1, priestley_chao on a grid, sample_split_mean,
-/// kv_mean_unknown_sigma) in composed_pairs.hpp.
-/// NOT covered: the plug-in variance estimators (composed_pairs.hpp says why); local_mean's
-/// round 1 as part of the estimator (it is mechanisms::local_histogram, audited tight by
-/// local_histogram_pair; with one user the estimator releases only the argmax of its bits);
-/// longitudinal_regression with p > 1 and local_user_mean (the same composed structure as
-/// winsorized_mean_hd / local_mean_hd, not run); the histogram
+/// kv_mean_unknown_sigma, longitudinal_regression with p > 1, local_user_mean) in
+/// composed_pairs.hpp; the plug-in variance estimators (variance_bisection, adaptive_coinpress,
+/// one iteration) in variance_pairs.hpp.
+/// NOT covered: the variance estimators with N_iter > 1 (variance_pairs.hpp says why);
+/// local_mean's round 1 as part of the estimator (it is mechanisms::local_histogram, audited
+/// tight by local_histogram_pair; with one user the estimator releases only the argmax of its
+/// bits); the histogram
 /// stages of the user-level and Priestley–Chao estimators (the same stable histogram as
 /// winsorized_mean's, on the user averages / kernel terms). Each function runs the mechanism
 /// `trials` times on D and on D' and returns the statistic(s) of every output, ready for
