@@ -32,6 +32,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
 LINESTYLES = ["--", ":", "-.", (0, (5, 1, 1, 1, 1, 1))]
+MARKERS = ["o", "s", "^", "D", "v", "P"]
+SERIES_STYLES = ["-", (0, (4, 1)), (0, (1, 1)), (0, (3, 1, 1, 1)), (0, (6, 2)), (0, (2, 2))]
 
 
 def as_float(s):
@@ -134,7 +136,11 @@ def render(fig, summary, out_dir, confidence):
         a = notes.get(key)
         if a is not None and a.get("slope") is not None:
             label += f" (fit {fmt(a['slope'])} [{fmt(a['ci_lo'])}, {fmt(a['ci_hi'])}])"
-        ax.plot(xs, ys, marker="o", markersize=2.5, linewidth=1.0, color=color, label=label)
+        # Past the colour cycle, the marker and line style change too, so no two series look
+        # alike (e.g. 27 audit targets).
+        cycle = i // len(colors)
+        ax.plot(xs, ys, marker=MARKERS[cycle % len(MARKERS)], markersize=2.5, linewidth=1.0,
+                linestyle=SERIES_STYLES[cycle % len(SERIES_STYLES)], color=color, label=label)
         ax.fill_between(xs, lo, hi, color=color, alpha=0.2, linewidth=0)
         # Reference power laws y0 * (x / x0)^k through the first point (straight on log-log).
         if xs[0] > 0 and len(xs) > 1:
