@@ -57,23 +57,13 @@
 #include "dpx/mechanisms/gaussian.hpp"
 #include "dpx/mechanisms/laplace.hpp"
 
+#include "named_audit_run.hpp"
+
 namespace {
 
 using namespace dpx;
 
-audit::named_audit_result run(const std::string& name,
-                              bool broken,
-                              std::size_t trials,
-                              double confidence,
-                              std::uint64_t seed) {
-  audit::mechanism_audit_spec s;
-  s.mechanism = name;
-  s.broken = broken;
-  audit::audit_options o;
-  o.confidence = confidence;
-  auto g = rng::stream(seed, 0, 0, rng::purpose::audit);
-  return audit::audit_mechanism(s, trials, o, g);
-}
+using audit::testing::run_named;
 
 std::size_t trials_for(const std::string& name) {
   // ~10 us per run (four Algorithm 4 releases): 10^4 trials keep the validity check short
@@ -94,7 +84,7 @@ std::size_t trials_for(const std::string& name) {
 TEST(AuditValidity, CorrectMechanismsStayBelowTheirClaims) {
   for (const auto& name : audit::mechanism_names()) {
     if (name == "laplace_mironov") continue;  // research-grade Laplace is not DP (see power)
-    const auto r = run(name, false, trials_for(name), 0.99, 11);
+    const auto r = run_named(name, false, trials_for(name), 0.99, 11);
     EXPECT_LE(r.audit.epsilon_lower_bound, r.claimed_epsilon) << name;
     EXPECT_FALSE(r.violation) << name;
   }
@@ -103,7 +93,7 @@ TEST(AuditValidity, CorrectMechanismsStayBelowTheirClaims) {
 TEST(AuditValidity, FalsePositiveRateOfATightTestIsBelowAlpha) {
   int above = 0;
   for (std::uint64_t seed = 0; seed < 200; ++seed) {
-    const auto r = run("randomized_response", false, 1000, 0.95, 1000 + seed);
+    const auto r = run_named("randomized_response", false, 1000, 0.95, 1000 + seed);
     above += r.audit.epsilon_lower_bound > r.claimed_epsilon ? 1 : 0;
   }
   EXPECT_LE(above, 20);
@@ -119,7 +109,7 @@ TEST(AuditTightness, CorrectMechanismsGetCloseToTheirClaims) {
                {"local_histogram", 0.85},
                {"gaussian", 0.35}};
   for (const auto& c : cases) {
-    const auto r = run(c.name, false, 100000, 0.95, 21);
+    const auto r = run_named(c.name, false, 100000, 0.95, 21);
     EXPECT_GE(r.audit.epsilon_lower_bound, c.fraction * r.claimed_epsilon) << c.name;
   }
   audit::mechanism_audit_spec s;
@@ -144,7 +134,7 @@ TEST(AuditPower, BrokenMechanismsAreCaught) {
                            "local_mean",
                            "user_mean",
                            "priestley_chao"}) {
-    const auto r = run(name, true, trials_for(name), 0.95, 31);
+    const auto r = run_named(name, true, trials_for(name), 0.95, 31);
     EXPECT_GT(r.audit.epsilon_lower_bound, r.claimed_epsilon) << name;
     EXPECT_TRUE(r.violation) << name;
   }
@@ -153,7 +143,7 @@ TEST(AuditPower, BrokenMechanismsAreCaught) {
 TEST(AuditEstimators, MeanStageClaimIsTight) {
   for (const char* name :
        {"winsorized_mean", "kv_mean", "local_mean", "user_mean", "priestley_chao"}) {
-    const auto r = run(name, false, 20000, 0.95, 71);
+    const auto r = run_named(name, false, 20000, 0.95, 71);
     EXPECT_DOUBLE_EQ(r.total_epsilon, 1.0) << name;
     EXPECT_LE(r.audit.epsilon_lower_bound, r.claimed_epsilon) << name;
     EXPECT_GE(r.audit.epsilon_lower_bound, 0.8 * r.claimed_epsilon) << name;
@@ -184,7 +174,7 @@ TEST(AuditEstimators, UserPairCatchesAnItemLevelCalibration) {
   const double claim = 0.5 * eps - std::log1p(-0.25 * delta);
   EXPECT_GT(audit::audit_samples(s0, s1, ao).epsilon_lower_bound, claim);
   // ... while the user-level estimator on the same panels stays below it
-  const auto r = run("user_mean", false, trials, 0.95, 91);
+  const auto r = run_named("user_mean", false, trials, 0.95, 91);
   EXPECT_DOUBLE_EQ(r.claimed_epsilon, claim);
   EXPECT_LE(r.audit.epsilon_lower_bound, claim);
 }
@@ -246,10 +236,10 @@ TEST(PrivacyProfileEstimate, MatchesTheAnalyticLaplaceAndGaussianProfiles) {
 }
 
 TEST(AuditPower, MironovAttackBreaksResearchGradeLaplaceOnly) {
-  const auto research = run("laplace_mironov", false, 20000, 0.95, 41);
+  const auto research = run_named("laplace_mironov", false, 20000, 0.95, 41);
   EXPECT_GT(research.audit.epsilon_lower_bound, 5.0);
   EXPECT_TRUE(research.violation);
-  const auto safe = run("float_safe_laplace_mironov", false, 20000, 0.95, 41);
+  const auto safe = run_named("float_safe_laplace_mironov", false, 20000, 0.95, 41);
   EXPECT_LE(safe.audit.epsilon_lower_bound, safe.claimed_epsilon);
   EXPECT_FALSE(safe.violation);
 }

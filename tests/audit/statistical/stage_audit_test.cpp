@@ -37,23 +37,13 @@
 #include "dpx/mechanisms/l2_laplace.hpp"
 #include "dpx/mechanisms/selection.hpp"
 
+#include "named_audit_run.hpp"
+
 namespace {
 
 using namespace dpx;
 
-audit::named_audit_result run(const std::string& name,
-                              bool broken,
-                              std::size_t trials,
-                              double confidence,
-                              std::uint64_t seed) {
-  audit::mechanism_audit_spec s;
-  s.mechanism = name;
-  s.broken = broken;
-  audit::audit_options o;
-  o.confidence = confidence;
-  auto g = rng::stream(seed, 0, 0, rng::purpose::audit);
-  return audit::audit_mechanism(s, trials, o, g);
-}
+using audit::testing::run_named;
 
 TEST(StageAudit, EventFrequencyMatchesTheClosedForm) {
   const std::size_t trials = 20000;
@@ -95,11 +85,11 @@ TEST(StageAudit, QuantileEventFrequencyValidityTightnessPower) {
     const double q = side ? l.p_d_prime : l.p_d;
     EXPECT_NEAR(k / trials, q, 5 * std::sqrt(q * (1 - q) / trials)) << side;
   }
-  const auto v = run("exponential_quantile", false, 20000, 0.99, 141);
+  const auto v = run_named("exponential_quantile", false, 20000, 0.99, 141);
   EXPECT_LE(v.audit.epsilon_lower_bound, l.ceiling);
-  const auto t = run("exponential_quantile", false, 50000, 0.95, 142);
+  const auto t = run_named("exponential_quantile", false, 50000, 0.95, 142);
   EXPECT_GE(t.audit.epsilon_lower_bound, 0.8 * l.ceiling);
-  const auto b = run("exponential_quantile", true, 20000, 0.95, 143);
+  const auto b = run_named("exponential_quantile", true, 20000, 0.95, 143);
   EXPECT_GT(b.audit.epsilon_lower_bound, b.claimed_epsilon);
 }
 
@@ -111,13 +101,13 @@ TEST(StageAudit, BothStagesStayBelowThePairsExactCeiling) {
       0.5, 0.5, estimators::interval_rule{0.5, audit::kv_radius(ko, d.n)});
   EXPECT_NEAR(ceil_w, 0.5 + 0.5 * 4.0 / 6.0, 1e-12);
   EXPECT_NEAR(ceil_kv, 0.762, 5e-4);
-  const auto w = run("winsorized_mean_both", false, 20000, 0.99, 111);
-  const auto k = run("kv_mean_both", false, 20000, 0.99, 111);
+  const auto w = run_named("winsorized_mean_both", false, 20000, 0.99, 111);
+  const auto k = run_named("kv_mean_both", false, 20000, 0.99, 111);
   EXPECT_LE(w.audit.epsilon_lower_bound, ceil_w);
   EXPECT_LE(k.audit.epsilon_lower_bound, ceil_kv);
   // L2 Laplace, one coordinate: exactly (Delta/b)-DP on the pair
   const auto m = mechanisms::l2_laplace::calibrate(1.0, 1e-5, 1.0);
-  const auto l2 = run("l2_laplace", false, 100000, 0.99, 111);
+  const auto l2 = run_named("l2_laplace", false, 100000, 0.99, 111);
   EXPECT_NEAR(1.0 / m.scale(), 0.2041, 1e-4);
   EXPECT_LE(l2.audit.epsilon_lower_bound, 1.0 / m.scale());
 }
@@ -126,7 +116,7 @@ TEST(StageAudit, TightAgainstTheirClaimsOrCeilings) {
   // 5 x 10^4 trials (a run of these n = 99 pairs costs ~1 us): at 2 x 10^4 the evaluation
   // split's Clopper–Pearson slack leaves the bounds within a few hundredths of 0.8 x.
   for (const char* name : {"winsorized_mean_histogram", "kv_mean_histogram"}) {
-    const auto r = run(name, false, 50000, 0.95, 121);
+    const auto r = run_named(name, false, 50000, 0.95, 121);
     EXPECT_DOUBLE_EQ(r.claimed_epsilon, 0.5) << name;
     EXPECT_GE(r.audit.epsilon_lower_bound, 0.8 * r.claimed_epsilon) << name;
   }
@@ -141,23 +131,23 @@ TEST(StageAudit, TightAgainstTheirClaimsOrCeilings) {
                audit::both_stages_ceiling(
                    0.5, 0.5, estimators::interval_rule{0.5, audit::kv_radius(ko, d.n)})}};
   for (const auto& c : both) {
-    const auto r = run(c.name, false, 50000, 0.95, 121);
+    const auto r = run_named(c.name, false, 50000, 0.95, 121);
     EXPECT_DOUBLE_EQ(r.claimed_epsilon, 1.0) << c.name;
     EXPECT_GE(r.audit.epsilon_lower_bound, 0.8 * c.ceiling) << c.name;
     EXPECT_GT(r.audit.epsilon_lower_bound, 0.5) << c.name;  // beyond either stage alone
   }
   for (const char* name : {"sample_split_mean", "kv_mean_unknown_sigma"}) {
-    const auto r = run(name, false, 40000, 0.95, 121);
+    const auto r = run_named(name, false, 40000, 0.95, 121);
     EXPECT_GE(r.audit.epsilon_lower_bound, 0.8 * r.claimed_epsilon) << name;
   }
   // The composed local pair's bound-carrying event (all four values in their tails) has
   // probability 2^-4 on D', so the Clopper–Pearson slack is larger: >= 0.6 of eps/2 at 4 x 10^4
   // trials (measured 0.385 = 0.77; a pair reaching only one coordinate's eps/8, or the two
   // rounds of one coordinate, eps/4, would fail).
-  const auto lh = run("local_mean_hd", false, 40000, 0.95, 121);
+  const auto lh = run_named("local_mean_hd", false, 40000, 0.95, 121);
   EXPECT_GE(lh.audit.epsilon_lower_bound, 0.6 * lh.claimed_epsilon);
   const auto m = mechanisms::l2_laplace::calibrate(1.0, 1e-5, 1.0);
-  const auto l2 = run("l2_laplace", false, 100000, 0.95, 121);
+  const auto l2 = run_named("l2_laplace", false, 100000, 0.95, 121);
   EXPECT_GE(l2.audit.epsilon_lower_bound, 0.8 / m.scale());
 }
 
@@ -196,13 +186,13 @@ TEST(StageAudit, BrokenVariantsAreCaught) {
     const std::string s = name;
     const bool slow =
         s == "winsorized_mean_hd" || s == "priestley_chao_grid" || s == "user_mean_hd";
-    const auto r = run(name, true, slow ? 10000 : 20000, 0.95, 131);
+    const auto r = run_named(name, true, slow ? 10000 : 20000, 0.95, 131);
     EXPECT_GT(r.audit.epsilon_lower_bound, r.claimed_epsilon) << name;
     EXPECT_TRUE(r.violation) << name;
   }
   // L2 Laplace at half scale: above the pair's exact value Delta/b of the correct mechanism
   const auto m = mechanisms::l2_laplace::calibrate(1.0, 1e-5, 1.0);
-  const auto l2 = run("l2_laplace", true, 100000, 0.95, 131);
+  const auto l2 = run_named("l2_laplace", true, 100000, 0.95, 131);
   EXPECT_GT(l2.audit.epsilon_lower_bound, 1.0 / m.scale());
 }
 

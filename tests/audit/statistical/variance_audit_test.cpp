@@ -20,23 +20,13 @@
 #include "dpx/audit/variance_pairs.hpp"
 #include "dpx/core/rng.hpp"
 
+#include "named_audit_run.hpp"
+
 namespace {
 
 using namespace dpx;
 
-audit::named_audit_result run(const std::string& name,
-                              bool broken,
-                              std::size_t trials,
-                              double confidence,
-                              std::uint64_t seed) {
-  audit::mechanism_audit_spec s;
-  s.mechanism = name;
-  s.broken = broken;
-  audit::audit_options o;
-  o.confidence = confidence;
-  auto g = rng::stream(seed, 0, 0, rng::purpose::audit);
-  return audit::audit_mechanism(s, trials, o, g);
-}
+using audit::testing::run_named;
 
 TEST(VarianceAudit, CoveragePassFrequencyMatchesTheClosedForm) {
   estimators::variance_options base;
@@ -66,13 +56,13 @@ TEST(VarianceAudit, ValidTightAndPowerful) {
                                ? audit::variance_bisection_ceiling(o)
                                : audit::adaptive_coinpress_ceiling(o);
     EXPECT_NEAR(ceiling, 0.75, 1e-12) << name;
-    const auto valid = run(name, false, 20000, 0.99, 311);
+    const auto valid = run_named(name, false, 20000, 0.99, 311);
     EXPECT_LE(valid.audit.epsilon_lower_bound, ceiling) << name;
     EXPECT_FALSE(valid.violation) << name;
-    const auto tight = run(name, false, 50000, 0.95, 312);
+    const auto tight = run_named(name, false, 50000, 0.95, 312);
     EXPECT_GE(tight.audit.epsilon_lower_bound, 0.8 * ceiling) << name;
     EXPECT_GT(tight.audit.epsilon_lower_bound, 0.5) << name;
-    const auto broken = run(name, true, 20000, 0.95, 313);
+    const auto broken = run_named(name, true, 20000, 0.95, 313);
     EXPECT_GT(broken.audit.epsilon_lower_bound, broken.claimed_epsilon) << name;
     EXPECT_TRUE(broken.violation) << name;
   }
