@@ -17,7 +17,7 @@ namespace {
 
 void check_cp(const char* fn, std::uint64_t k, std::uint64_t n, double alpha) {
   if (n == 0) core::throw_invalid(fn, "n", 0, "must be >= 1");
-  if (k > n) core::throw_invalid(fn, "k", k, "must be <= n");
+  if (k > n) core::throw_invalid(fn, "k", static_cast<double>(k), "must be <= n");
   core::check_open_interval(fn, "alpha", alpha, 0.0, 1.0);
 }
 
@@ -148,7 +148,8 @@ audit_result audit_samples(const std::vector<std::vector<double>>& s0,
   const auto n_sel =
       static_cast<std::size_t>(std::floor(options.selection_fraction * static_cast<double>(n)));
   if (n_sel < 1 || n_sel >= n)
-    core::throw_invalid(fn, "trials", n, "too few for the selection/evaluation split");
+    core::throw_invalid(
+        fn, "trials", static_cast<double>(n), "too few for the selection/evaluation split");
   const std::size_t n_eval = n - n_sel;
   const double alpha = 1 - options.confidence;
 

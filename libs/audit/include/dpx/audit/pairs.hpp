@@ -442,7 +442,8 @@ sample_pair stable_histogram_pair(const mechanisms::stable_histogram& m,
   detail::check_trials(fn, trials);
   if (n < 4 || n % 2 != 0)
     core::throw_invalid(fn, "n", static_cast<double>(n), "must be even >= 4");
-  if (static_cast<double>(n / 2 - 1) / static_cast<double>(n) < 2 * m.threshold(n))
+  const std::size_t half = n / 2;  // n is even
+  if (static_cast<double>(half - 1) / static_cast<double>(n) < 2 * m.threshold(n))
     core::throw_invalid(fn,
                         "n",
                         static_cast<double>(n),
@@ -451,7 +452,7 @@ sample_pair stable_histogram_pair(const mechanisms::stable_histogram& m,
                                  "clamped Laplace log-likelihood ratio",
                                  "counts (n/2, n/2) vs (n/2 - 1, n/2 + 1) in bins 0, 1");
   const double inv_n = 1.0 / static_cast<double>(n);
-  const double c0 = static_cast<double>(n / 2) * inv_n;
+  const double c0 = static_cast<double>(half) * inv_n;
   const double h = 0.5 * inv_n;
   const double mid0 = c0 - h, mid1 = c0 + h;  // midpoints between D and D' frequencies
   std::vector<std::int64_t> keys(n);

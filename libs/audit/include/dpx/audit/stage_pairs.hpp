@@ -187,7 +187,7 @@ sample_pair kv_mean_stage_pair(const estimators::kv_mean_options& o,
       stage,
       trials,
       [&](std::size_t n) {
-        if (n <= o.beta)
+        if (static_cast<double>(n) <= o.beta)
           core::throw_invalid(fn, "beta", o.beta, "must be below the pair's n (kappa > 0)");
         return estimators::interval_rule{0.5 * o.sigma, kv_radius(o, n)};
       },
