@@ -14,6 +14,8 @@
 #include <sstream>
 #include <string>
 
+#include <unistd.h>
+
 #include "dpx/accounting/calibration.hpp"
 
 namespace {
@@ -31,7 +33,10 @@ std::string dpx_path() {
 }
 
 run_result run(const std::string& args) {
-  const std::string err_file = ::testing::TempDir() + "dpx_cli_stderr.txt";
+  // One file per process: CTest runs the Cli tests as separate processes in parallel, and a
+  // shared name let one test read another's stderr (a flaky failure under the slow ASan build).
+  const std::string err_file =
+      ::testing::TempDir() + "dpx_cli_stderr_" + std::to_string(::getpid()) + ".txt";
   const std::string cmd = dpx_path() + " " + args + " 2>" + err_file;
   run_result r;
   FILE* pipe = popen(cmd.c_str(), "r");
@@ -43,6 +48,7 @@ run_result run(const std::string& args) {
   std::stringstream ss;
   ss << e.rdbuf();
   r.err = ss.str();
+  std::remove(err_file.c_str());
   return r;
 }
 
