@@ -54,7 +54,7 @@ struct table {
   std::size_t rows = 0;
 };
 
-std::string trim(std::string s) {
+std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t\r");
   const auto e = s.find_last_not_of(" \t\r");
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
@@ -95,10 +95,12 @@ table read_csv(const std::string& path) {
       const char* e = s.data() + s.size();
       if (!s.empty() && *b == '+') ++b;
       const auto res = std::from_chars(b, e, v);
-      if (s.empty() || res.ec != std::errc() || res.ptr != e || !std::isfinite(v))
-        throw invalid_argument_error(path + ":" + std::to_string(lineno) + ": column " +
-                                     std::to_string(c + 1) + " ('" + t.header[c] +
-                                     "'): not a finite number: '" + s + "'");
+      if (s.empty() || res.ec != std::errc() || res.ptr != e || !std::isfinite(v)) {
+        std::string msg = path + ":" + std::to_string(lineno) + ": column ";
+        msg += std::to_string(c + 1) + " ('" + t.header[c] + "'): not a finite number: '";
+        msg += s + "'";
+        throw invalid_argument_error(msg);
+      }
       t.columns[c].push_back(v);
     }
     ++t.rows;

@@ -107,7 +107,7 @@ class params {
     }
     return out;
   }
-  std::string text(const std::string& k, std::string def) {
+  std::string text(const std::string& k, const std::string& def) {
     used_.insert(k);
     auto it = values_.find(k);
     return it == values_.end() ? def : it->second;
@@ -249,7 +249,7 @@ generated build(const generate_options& o, params& p, dpx::rng::philox4x32& g) {
   const std::size_t n = o.n;
   generated r;
   json par;
-  auto scalar_series = [&](auto model, json theory) {
+  auto scalar_series = [&](auto model, const json& theory) {
     r.describe = merge(std::move(par), theory);
     r.write = [model, n, &g](csv_writer& w) { write_series(w, model.sample(n, g)); };
   };

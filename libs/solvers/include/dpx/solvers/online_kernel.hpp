@@ -119,7 +119,7 @@ class online_kernel_regression {
     const double scale = function_noise_multiplier() * rkhs_sensitivity();
     gp_transform(points, z);  // z <- L z, L L^T = K(points)
     for (std::size_t i = 0; i < m; ++i) out[i] = predict(points.subspan(i * p_, p_)) + scale * z[i];
-    if (scale > 0) events_.push_back(core::gaussian_event{function_noise_multiplier()});
+    if (scale > 0) events_.emplace_back(core::gaussian_event{function_noise_multiplier()});
     return out;
   }
 
