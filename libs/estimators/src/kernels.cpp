@@ -15,7 +15,7 @@ constexpr double kIndexLimit = 0x1p53;
 constexpr std::size_t kSmallRange = 16;  // vectorised counting below this many bins
 
 // GCC vector extension (SSE2 on the x86-64 baseline; no -march flags needed).
-typedef double v2d __attribute__((vector_size(16)));
+using v2d = double __attribute__((vector_size(16)));
 inline v2d load2(const double* p) noexcept {
   v2d v;
   std::memcpy(&v, p, sizeof v);

@@ -230,7 +230,9 @@ block_payload compute_block_payload(
         for (const auto& [k, _] : m) got += (got.empty() ? "" : ", ") + k;
         std::string want;
         for (const auto& k : d.metric_names) want += (want.empty() ? "" : ", ") + k;
-        throw std::runtime_error("driver returned metrics (" + got + "), declared (" + want + ")");
+        std::string msg = "driver returned metrics (" + got;
+        msg += "), declared (" + want + ")";
+        throw std::runtime_error(msg);
       }
       row.metrics.reserve(m.size());
       for (const auto& [_, v] : m) row.metrics.push_back(v);
@@ -295,7 +297,7 @@ tidy_table merge_blocks(const preset& p,
     }
     tidy_table t = read_tidy_csv(csv);
     if (t.param_names != all.param_names || t.metric_names != all.metric_names ||
-        t.rows.size() != static_cast<std::size_t>(u.last - u.first + 1)) {
+        t.rows.size() != static_cast<std::size_t>(u.last) - u.first + 1) {
       throw std::invalid_argument("block " + csv.string() +
                                   " does not match the preset (columns or row count differ)");
     }
