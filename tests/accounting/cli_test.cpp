@@ -6,16 +6,13 @@
 //   nothing on stdout.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-#include <array>
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
-#include <unistd.h>
-
+#include "../integration/cli_util.hpp"
 #include "dpx/accounting/calibration.hpp"
 
 namespace {
@@ -32,24 +29,14 @@ std::string dpx_path() {
   return f.good() ? p : std::string{};
 }
 
+/// `dpx ARGS` (space-separated, no quoting needed here) through the integration tests' runner:
+/// stdout and stderr captured in a directory of the running test's own.
 run_result run(const std::string& args) {
-  // One file per process: CTest runs the Cli tests as separate processes in parallel, and a
-  // shared name let one test read another's stderr (a flaky failure under the slow ASan build).
-  const std::string err_file =
-      ::testing::TempDir() + "dpx_cli_stderr_" + std::to_string(::getpid()) + ".txt";
-  const std::string cmd = dpx_path() + " " + args + " 2>" + err_file;
-  run_result r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (pipe && fgets(buf.data(), buf.size(), pipe)) r.out += buf.data();
-  const int st = pipe ? pclose(pipe) : -1;
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  std::ifstream e(err_file);
-  std::stringstream ss;
-  ss << e.rdbuf();
-  r.err = ss.str();
-  std::remove(err_file.c_str());
-  return r;
+  std::vector<std::string> argv{dpx_path()};
+  std::istringstream is(args);
+  for (std::string a; is >> a;) argv.push_back(a);
+  const auto o = dpx::test::run_in(argv, dpx::test::fresh_test_dir("dpx_accounting_cli_"));
+  return {o.code, o.out, o.err};
 }
 
 int lines(const std::string& s) {

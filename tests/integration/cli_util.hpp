@@ -82,6 +82,7 @@ inline outcome run_in(const std::vector<std::string>& argv,
   return {code, slurp(out), slurp(err)};
 }
 
+#ifdef DPX_EXE  // defined for the integration tests; other suites use run_in with their own path
 /// Runs `dpx args...` (the executable under test, DPX_EXE) to completion in dir.
 inline outcome run_dpx(const std::vector<std::string>& args,
                        const fs::path& dir,
@@ -90,6 +91,7 @@ inline outcome run_dpx(const std::vector<std::string>& args,
   argv.insert(argv.end(), args.begin(), args.end());
   return run_in(argv, dir, env);
 }
+#endif
 
 /// A fresh, empty directory under the test temp dir named after the running test.
 inline fs::path fresh_test_dir(const std::string& prefix) {
