@@ -11,7 +11,6 @@
 // docs/accounting.md). zcdp has no subsampling amplification: it is rejected with
 // --sampling-rate and left out of --method all.
 #include <cstdint>
-#include <functional>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -24,6 +23,9 @@
 #include "dpx/accounting/calibration.hpp"
 #include "dpx/core/error.hpp"
 
+// Named per command so that the unity build (apps/dpx/CMakeLists.txt) keeps each file's
+// internal names apart.
+namespace dpx::cli::cmd_account {
 namespace {
 
 constexpr const char* kFn = "dpx account";
@@ -126,19 +128,6 @@ int run_account(const account_options& o) {
   return dpx::cli::exit_ok;
 }
 
-/// main.cpp already prefixes "dpx account: error: "; the flag checks below name the same function,
-/// so drop that name from the message to print it once (library errors keep their function names).
-int without_repeated_prefix(const std::function<int()>& run) {
-  try {
-    return run();
-  } catch (const dpx::core::invalid_argument_error& e) {
-    if (e.function() != kFn) throw;
-    const std::string what = e.what();
-    const std::string lead = std::string(kFn) + ": ";
-    throw std::invalid_argument(what.rfind(lead, 0) == 0 ? what.substr(lead.size()) : what);
-  }
-}
-
 const bool registered = dpx::cli::register_command(
     "account",
     "Epsilon of T Gaussian (optionally Poisson-subsampled) or Laplace releases",
@@ -160,8 +149,9 @@ const bool registered = dpx::cli::register_command(
         o->have_rate = rate->count() > 0;
         o->have_scale = scale->count() > 0;
         o->have_sensitivity = sens->count() > 0;
-        return without_repeated_prefix([&] { return run_account(*o); });
+        return run_account(*o);
       };
     });
 
 }  // namespace
+}  // namespace dpx::cli::cmd_account

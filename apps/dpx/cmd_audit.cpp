@@ -28,6 +28,7 @@
 #include "dpx/core/error.hpp"
 #include "dpx/core/rng.hpp"
 
+namespace dpx::cli::cmd_audit {
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -164,3 +165,4 @@ const bool registered = dpx::cli::register_command(
     });
 
 }  // namespace
+}  // namespace dpx::cli::cmd_audit

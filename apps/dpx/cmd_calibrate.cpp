@@ -10,7 +10,6 @@
 // classical with T > 1 is ISTDP's published Theorem 3.3 calibration (advanced composition of
 // classical Gaussians); with T = 1 it is Dwork & Roth Thm A.1 (E < 1).
 #include <cstdint>
-#include <functional>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -22,6 +21,7 @@
 #include "dpx/accounting/calibration.hpp"
 #include "dpx/core/error.hpp"
 
+namespace dpx::cli::cmd_calibrate {
 namespace {
 
 constexpr const char* kFn = "dpx calibrate";
@@ -89,20 +89,6 @@ int run_calibrate(const calibrate_options& o) {
   return dpx::cli::exit_ok;
 }
 
-/// main.cpp already prefixes "dpx calibrate: error: "; the flag checks below name the same
-/// function, so drop that name from the message to print it once (library errors keep their
-/// function names).
-int without_repeated_prefix(const std::function<int()>& run) {
-  try {
-    return run();
-  } catch (const dpx::core::invalid_argument_error& e) {
-    if (e.function() != kFn) throw;
-    const std::string what = e.what();
-    const std::string lead = std::string(kFn) + ": ";
-    throw std::invalid_argument(what.rfind(lead, 0) == 0 ? what.substr(lead.size()) : what);
-  }
-}
-
 const bool registered = dpx::cli::register_command(
     "calibrate",
     "Noise for a target (epsilon, delta): Gaussian multiplier or Laplace scale",
@@ -123,8 +109,9 @@ const bool registered = dpx::cli::register_command(
         o->have_delta = delta->count() > 0;
         o->have_rate = rate->count() > 0;
         o->have_method = method->count() > 0;
-        return without_repeated_prefix([&] { return run_calibrate(*o); });
+        return run_calibrate(*o);
       };
     });
 
 }  // namespace
+}  // namespace dpx::cli::cmd_calibrate

@@ -5,6 +5,7 @@
 #include "command.hpp"
 #include "dpx/harness/scale.hpp"
 
+namespace dpx::cli::cmd_collect {
 namespace {
 
 namespace h = dpx::harness;
@@ -61,3 +62,4 @@ const bool registered = dpx::cli::register_command(
     });
 
 }  // namespace
+}  // namespace dpx::cli::cmd_collect

@@ -8,7 +8,6 @@
 // slack DS. kov: the exact optimal composition of Kairouz-Oh-Viswanath 2015 (Thm 3.3) at total
 // delta = 1 - (1 - delta0)^k (1 - DS). kov-bound: their closed-form bound (Thm 3.4).
 #include <cstdint>
-#include <functional>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -20,6 +19,7 @@
 #include "dpx/accounting/composition.hpp"
 #include "dpx/core/error.hpp"
 
+namespace dpx::cli::cmd_compose {
 namespace {
 
 constexpr const char* kFn = "dpx compose";
@@ -71,19 +71,6 @@ int run_compose(const compose_options& o) {
   return dpx::cli::exit_ok;
 }
 
-/// main.cpp already prefixes "dpx compose: error: "; the flag checks below name the same function,
-/// so drop that name from the message to print it once (library errors keep their function names).
-int without_repeated_prefix(const std::function<int()>& run) {
-  try {
-    return run();
-  } catch (const dpx::core::invalid_argument_error& e) {
-    if (e.function() != kFn) throw;
-    const std::string what = e.what();
-    const std::string lead = std::string(kFn) + ": ";
-    throw std::invalid_argument(what.rfind(lead, 0) == 0 ? what.substr(lead.size()) : what);
-  }
-}
-
 const bool registered = dpx::cli::register_command(
     "compose",
     "Compose k adaptive (eps0, delta0)-DP releases (basic, advanced, KOV optimal / bound)",
@@ -96,8 +83,9 @@ const bool registered = dpx::cli::register_command(
       auto* slack = sub.add_option("--delta-slack", o->delta_slack, "slack delta' in (0, 1)");
       return [o, slack]() {
         o->have_slack = slack->count() > 0;
-        return without_repeated_prefix([&] { return run_compose(*o); });
+        return run_compose(*o);
       };
     });
 
 }  // namespace
+}  // namespace dpx::cli::cmd_compose

@@ -9,6 +9,7 @@
 #include "command.hpp"
 #include "dpx/harness/scale.hpp"
 
+namespace dpx::cli::cmd_emit_slurm {
 namespace {
 
 namespace fs = std::filesystem;
@@ -78,3 +79,4 @@ const bool registered = dpx::cli::register_command(
     });
 
 }  // namespace
+}  // namespace dpx::cli::cmd_emit_slurm

@@ -26,6 +26,7 @@
 #include "dpx/prox/prox.hpp"
 #include "dpx/solvers/solvers.hpp"
 
+namespace dpx::cli::cmd_fit {
 namespace {
 
 using invalid_argument_error = std::invalid_argument;  // main.cpp: one line, exit 2
@@ -357,3 +358,4 @@ const bool registered = dpx::cli::register_command(
     });
 
 }  // namespace
+}  // namespace dpx::cli::cmd_fit

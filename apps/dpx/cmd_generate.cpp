@@ -29,6 +29,7 @@
 #include "dpx/core/rng.hpp"
 #include "dpx/data/data.hpp"
 
+namespace dpx::cli::cmd_generate {
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -686,3 +687,4 @@ const bool registered = dpx::cli::register_command(
     });
 
 }  // namespace
+}  // namespace dpx::cli::cmd_generate

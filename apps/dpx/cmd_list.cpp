@@ -6,6 +6,7 @@
 #include "command.hpp"
 #include "dpx/harness/preset.hpp"
 
+namespace dpx::cli::cmd_list {
 namespace {
 
 struct list_options {
@@ -38,3 +39,4 @@ const bool registered = dpx::cli::register_command(
     });
 
 }  // namespace
+}  // namespace dpx::cli::cmd_list

@@ -37,6 +37,7 @@
 #include "dpx/estimators/local.hpp"
 #include "dpx/estimators/user_level.hpp"
 
+namespace dpx::cli::cmd_mean {
 namespace {
 
 namespace est = dpx::estimators;
@@ -289,3 +290,4 @@ const bool registered = dpx::cli::register_command(
     });
 
 }  // namespace
+}  // namespace dpx::cli::cmd_mean

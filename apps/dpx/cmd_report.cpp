@@ -5,6 +5,7 @@
 #include "command.hpp"
 #include "dpx/harness/runner.hpp"
 
+namespace dpx::cli::cmd_report {
 namespace {
 
 namespace h = dpx::harness;
@@ -51,3 +52,4 @@ const bool registered = dpx::cli::register_command(
     });
 
 }  // namespace
+}  // namespace dpx::cli::cmd_report

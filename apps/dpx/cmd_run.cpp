@@ -9,6 +9,7 @@
 #include "mpi_run.hpp"
 #endif
 
+namespace dpx::cli::cmd_run {
 namespace {
 
 namespace fs = std::filesystem;
@@ -148,3 +149,4 @@ const bool registered = dpx::cli::register_command(
     });
 
 }  // namespace
+}  // namespace dpx::cli::cmd_run

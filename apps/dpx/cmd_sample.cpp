@@ -31,6 +31,7 @@
 #include "dpx/mechanisms/laplace.hpp"
 #include "dpx/mechanisms/randomized_response.hpp"
 
+namespace dpx::cli::cmd_sample {
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -314,3 +315,4 @@ const bool registered = dpx::cli::register_command(
     });
 
 }  // namespace
+}  // namespace dpx::cli::cmd_sample

@@ -6,6 +6,7 @@
 #include "command.hpp"
 #include "dpx/harness/scale.hpp"
 
+namespace dpx::cli::cmd_status {
 namespace {
 
 namespace h = dpx::harness;
@@ -71,3 +72,4 @@ const bool registered = dpx::cli::register_command(
     });
 
 }  // namespace
+}  // namespace dpx::cli::cmd_status
