@@ -25,16 +25,27 @@ entries = json.load(open(sys.argv[1]))
 # GCC precompiled headers (test targets): clang cannot read the .gch, and every source
 # includes what it uses anyway.
 gcc_pch = re.compile(r"\s-include\s+\S*cmake_pch\.hxx(?=\s|$)|\s-Winvalid-pch(?=\s|$)")
+out = []
 for e in entries:
     if "command" in e:
         e["command"] = gcc_pch.sub("", gcc_only.sub("", e["command"]))
-json.dump(entries, open(sys.argv[2], "w"))
+    # A unity source (the dpx tool, apps/dpx/CMakeLists.txt) stands for the files it includes:
+    # give each of them the unity file's command so that clang-tidy checks them one by one.
+    if "/Unity/unity_" in e["file"]:
+        for inc in re.findall(r'^#include "([^"]+)"', open(e["file"]).read(), re.M):
+            f = dict(e, file=inc)
+            if "command" in f:
+                f["command"] = f["command"].replace(e["file"], inc)
+            out.append(f)
+    else:
+        out.append(e)
+json.dump(out, open(sys.argv[2], "w"))
 EOF
 mapfile -t files < <(git ls-files 'libs/*.cpp' 'apps/*.cpp' 'experiments/*.cpp' | grep -E "^${filter}" || true)
 status=0
 log=$(mktemp)
 for f in "${files[@]}"; do
-  if ! grep -q "\"file\": \"$PWD/$f\"" "$build/compile_commands.json"; then continue; fi
+  if ! grep -q "\"file\": \"$PWD/$f\"" "$db/compile_commands.json"; then continue; fi
   clang-tidy -p "$db" --quiet "$f" >"$log" 2>/dev/null || true
   if grep -q "warning:\|error:" "$log"; then
     cat "$log"

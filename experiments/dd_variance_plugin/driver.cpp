@@ -5,12 +5,16 @@
 // (n, design, phi, mu). Methods: "known" — Algorithm 4 with the true marginal variance 1;
 // "bisection" / "coinpress" — σ̂² from S1 Alg 10 / Alg 13–14 at (eps_var, ρ_c = 1/n²) with public
 // bounds (var_min, var_max) and rough midpoint m0, then Algorithm 4 with τ = sqrt(2σ̂² ln(2n/γ))
-// at (epsilon, 1/n²). Total privacy: (epsilon [+ eps_var], 1/n² [+ 1/n²]).
+// at (epsilon, 1/n²). Total privacy: (epsilon [+ eps_var], 1/n² [+ 1/n²]). clamp_var (default
+// true) [R]: σ̂² projected onto the public [var_min, var_max] (variance_options::clamp_to_bounds,
+// free post-processing); false: the published outputs (CoinPress may return σ̂² = 0).
 // CI: plugin_confidence_interval at level 1 − alpha with κ = 1 (i.i.d. formula, as a user
 // without a long-run variance bound would use it): under dependence it under-covers.
 //
 // Metrics: sq_err (A − μ)²; var_est σ̂² (1 for known); var_sq_err (σ̂² − 1)²; covered (μ in CI);
-// ci_length; failed.
+// ci_length; failed (the mean stage's histogram failed); var_failed (variance_result::diag.failed:
+// bisection — the first coverage test failed; CoinPress — the last noisy second moment was
+// clamped at 0, so σ̂² is 0, or var_min with clamp_var; 0 for known).
 #include <cmath>
 #include <string>
 
@@ -36,6 +40,7 @@ metrics run(const cell_context& c) {
   auto g = c.stream(rng::purpose::noise);
   const std::string method = p.get_string("method");
   double var = 1.0;
+  bool var_failed = false;
   if (method != "known") {
     estimators::variance_options vo;
     vo.epsilon = p.get_double("eps_var");
@@ -44,16 +49,21 @@ metrics run(const cell_context& c) {
     vo.variance_max = p.get_double("var_max");
     vo.midpoint = p.get_double("m0");
     vo.gamma = p.get_double("gamma_var");
+    vo.clamp_to_bounds = p.get_bool("clamp_var");
+    estimators::variance_result vr;
     if (method == "bisection") {
-      var = estimators::variance_bisection(x, vo, g).variance;
+      vr = estimators::variance_bisection(x, vo, g);
     } else if (method == "coinpress") {
-      var = estimators::adaptive_coinpress(x, vo, g).variance;
+      vr = estimators::adaptive_coinpress(x, vo, g);
     } else {
       core::throw_invalid(
           "dd_variance_plugin", "method", method, "must be known, bisection or coinpress");
     }
+    var = vr.variance;
+    var_failed = vr.diag.failed;
   }
-  // A zero variance estimate is possible (z clipped at 0); keep τ positive.
+  // With clamp_var = false a zero variance estimate is possible (z clipped at 0); keep τ
+  // positive.
   const double v = std::max(var, 1e-12);
   const double tau = estimators::tau_subgaussian(v, n, p.get_double("gamma"));
   const auto r =
@@ -65,13 +75,14 @@ metrics run(const cell_context& c) {
           {"var_sq_err", (var - 1.0) * (var - 1.0)},
           {"covered", ci.contains(mu) ? 1.0 : 0.0},
           {"ci_length", ci.length()},
-          {"failed", r.diag.failed ? 1.0 : 0.0}};
+          {"failed", r.diag.failed ? 1.0 : 0.0},
+          {"var_failed", var_failed ? 1.0 : 0.0}};
 }
 
 harness::driver make() {
   harness::driver d;
   d.name = "dd_variance_plugin";
-  d.version = "1";
+  d.version = "2";  // 2: clamp_var (default on) and var_failed
   d.description = "Plug-in variance (S1 Alg 10, Alg 13-14) then the winsorized mean and its CI";
   d.params = {
       {"n", "sample size", std::nullopt},
@@ -87,9 +98,14 @@ harness::driver make() {
       {"gamma_var", "gamma of the variance procedures (default 0.2, spec 6)", param_value{0.2}},
       {"gamma", "gamma of tau", param_value{0.1}},
       {"alpha", "CI level 1 - alpha", param_value{0.05}},
+      {"clamp_var",
+       "project the private variance onto [var_min, var_max] (free post-processing); false: the "
+       "published outputs",
+       param_value{true}},
   };
   d.data_keys = {"n", "design", "phi", "mu"};
-  d.metric_names = {"sq_err", "var_est", "var_sq_err", "covered", "ci_length", "failed"};
+  d.metric_names = {
+      "sq_err", "var_est", "var_sq_err", "covered", "ci_length", "failed", "var_failed"};
   d.run = run;
   return d;
 }

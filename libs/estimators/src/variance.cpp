@@ -2,6 +2,7 @@
 
 #include <boost/math/distributions/normal.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "dpx/core/error.hpp"
@@ -48,6 +49,11 @@ double clipped_second_moment(std::span<const double> x, double m, double s, doub
 coordinate_budget variance_budget(const variance_options& o) {
   const double slack = o.composition_slack > 0.0 ? o.composition_slack : 1e-6;
   return split_budget(o.epsilon, 0.0, 2 * o.iterations(), slack, o.choice);
+}
+
+double released_variance(const variance_options& o, double v) noexcept {
+  // validate() guarantees σ_min² < σ_max², so std::clamp's precondition holds.
+  return o.clamp_to_bounds ? std::clamp(v, o.variance_min, o.variance_max) : v;
 }
 
 }  // namespace detail

@@ -112,6 +112,9 @@ inline estimators::variance_options variance_pair_options(estimators::variance_o
   o.choice = estimators::composition_choice::basic;
   o.midpoint = 0.0;
   o.epsilon *= f;
+  // The statistics read the RELEASED (m, z): z = sigma^2-hat / sigma_max^2 needs the published,
+  // unprojected output (the projection onto [sigma_min^2, sigma_max^2] is post-processing).
+  o.clamp_to_bounds = false;
   return o;
 }
 }  // namespace detail

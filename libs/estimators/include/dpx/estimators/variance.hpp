@@ -29,6 +29,14 @@
 ///     twistedcubic/coin-press (cov_est_step: η = ½(2 sqrt(d/n) + d/n), U = Z + ηI), d = 1.
 ///   * bisection return: literal (the first σ² that FAILED coverage, or σ_max²/2^N_iter) as
 ///     printed, or last_passing (the smallest σ² that passed; an upper-side estimate) [R].
+///   * clamp_to_bounds (default on) [R]: the released σ̂² is projected onto the public
+///     [σ_min², σ_max²]. Post-processing of a private output with public constants, so the
+///     privacy statement (budget, ledger, privacy_spent) is unchanged; since the estimators
+///     assume σ² ∈ [σ_min², σ_max²], the projection never increases |σ̂² − σ²| for ANY
+///     realisation. It removes CoinPress's σ̂² = 0 (last z clamped at 0) and the literal
+///     bisection's σ_max²/2^N_iter < σ_min². Only the output is projected, not CoinPress's running
+///     σ: that would change the later releases' windows, so no pointwise guarantee holds for it
+///     (docs/estimators.md). Off: the published algorithms, bit for bit.
 
 #include <cmath>
 #include <concepts>
@@ -59,6 +67,9 @@ struct variance_options {
   double gamma = 0.2;         ///< γ ∈ (0, 1): coverage target 1 − γ / tail level of β
   bisection_return returns = bisection_return::literal;
   double inflation = -1.0;  ///< c_n ≥ 0; negative: sqrt(1/n) + 1/(2n)
+  /// [R] Project the released σ̂² onto [σ_min², σ_max²] (free post-processing, file comment);
+  /// false: the published output (CoinPress may return 0, the literal bisection σ_max²/2^N_iter).
+  bool clamp_to_bounds = true;
   void validate(const char* function) const;
   /// N_iter = ⌈log₂(σ_max²/σ_min²)⌉ (≥ 1).
   std::size_t iterations() const;
@@ -66,8 +77,8 @@ struct variance_options {
 
 /// Result of a plug-in variance estimator.
 struct variance_result {
-  double variance = 0.0;       ///< the private σ̂²
-  double midpoint = 0.0;       ///< the last refined (private) midpoint m̂
+  double variance = 0.0;  ///< the private σ̂² (in [σ_min², σ_max²] with clamp_to_bounds)
+  double midpoint = 0.0;  ///< the last refined (private) midpoint m̂
   std::size_t iterations = 0;  ///< iterations actually run (≤ N_iter)
   /// The window of the LAST release that touched the data: bisection, the last coverage window
   /// [m̂ ± √2σ]; CoinPress, the last clipping window [m̂ ± βσ] of RefineVariance. Public
@@ -77,7 +88,8 @@ struct variance_result {
   /// outside `range` (NOT private). failed (private, post-processing): bisection — the very
   /// first coverage test, at the public σ_max² and m̂₀, failed, so σ̂² = σ_max² carries no
   /// information (the public bounds or m̂₀ do not fit the data); CoinPress — the last noisy
-  /// second moment was clamped to 0, so σ̂² = 0.
+  /// second moment was clamped to 0, so σ̂² = 0 (σ_min² with clamp_to_bounds: the output is
+  /// then the public floor and still carries no information, hence still flagged).
   diagnostics diag;
   coordinate_budget budget;  ///< per-mechanism ε′ and the composition used (2 N_iter releases)
   privacy_spent privacy;     ///< (ε, 0) or (ε, ρ_c), item level, central
@@ -91,6 +103,8 @@ double coverage_fraction(std::span<const double> x, double m, double r) noexcept
 double clipped_second_moment(std::span<const double> x, double m, double s, double b) noexcept;
 /// Budget over 2 N_iter Laplace releases.
 coordinate_budget variance_budget(const variance_options& o);
+/// The released σ̂²: v projected onto [σ_min², σ_max²] when o.clamp_to_bounds, else v.
+double released_variance(const variance_options& o, double v) noexcept;
 
 template <std::uniform_random_bit_generator G>
 double refine_midpoint(std::span<const double> x,
@@ -138,7 +152,7 @@ variance_result variance_bisection(std::span<const double> x, const variance_opt
   }
   r.diag.clipped_fraction = 1.0 - detail::coverage_fraction(x, last_m, last_w);
   r.diag.failed = !passed_any;
-  r.variance = o.returns == bisection_return::literal ? v : last_pass;
+  r.variance = detail::released_variance(o, o.returns == bisection_return::literal ? v : last_pass);
   r.midpoint = m;
   r.privacy = {r.budget.total_epsilon,
                r.budget.total_delta,
@@ -178,7 +192,7 @@ variance_result adaptive_coinpress(std::span<const double> x, const variance_opt
     s *= std::sqrt(z + cn);
   }
   r.diag.clipped_fraction = 1.0 - detail::coverage_fraction(x, last_m, last_w);
-  r.variance = var;
+  r.variance = detail::released_variance(o, var);
   r.midpoint = m;
   r.privacy = {r.budget.total_epsilon,
                r.budget.total_delta,
