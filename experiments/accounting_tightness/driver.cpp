@@ -25,7 +25,7 @@
 #include "dpx/core/error.hpp"
 #include "dpx/harness/driver.hpp"
 
-namespace dpx::experiments {
+namespace dpx::experiments::accounting_tightness {
 namespace {
 
 using harness::cell_context;
@@ -112,4 +112,4 @@ harness::driver make_driver() {
 const harness::driver_registrar registrar{make_driver()};
 
 }  // namespace
-}  // namespace dpx::experiments
+}  // namespace dpx::experiments::accounting_tightness

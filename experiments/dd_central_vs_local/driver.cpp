@@ -17,7 +17,7 @@
 #include "dpx/estimators/central.hpp"
 #include "dpx/estimators/local.hpp"
 
-namespace dpx::experiments {
+namespace dpx::experiments::dd_central_vs_local {
 namespace {
 
 using harness::cell_context;
@@ -97,4 +97,4 @@ harness::driver make() {
 const harness::driver_registrar registrar{make()};
 
 }  // namespace
-}  // namespace dpx::experiments
+}  // namespace dpx::experiments::dd_central_vs_local

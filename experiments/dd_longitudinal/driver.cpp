@@ -32,7 +32,7 @@
 #include "dpx/data/user_models.hpp"
 #include "dpx/estimators/user_level.hpp"
 
-namespace dpx::experiments {
+namespace dpx::experiments::dd_longitudinal {
 namespace {
 
 using harness::cell_context;
@@ -224,4 +224,4 @@ harness::driver make() {
 const harness::driver_registrar registrar{make()};
 
 }  // namespace
-}  // namespace dpx::experiments
+}  // namespace dpx::experiments::dd_longitudinal

@@ -28,7 +28,7 @@
 #include "dpx/data/nonparametric.hpp"
 #include "dpx/estimators/nonparametric.hpp"
 
-namespace dpx::experiments {
+namespace dpx::experiments::dd_nonparametric {
 namespace {
 
 using harness::cell_context;
@@ -156,4 +156,4 @@ harness::driver make() {
 const harness::driver_registrar registrar{make()};
 
 }  // namespace
-}  // namespace dpx::experiments
+}  // namespace dpx::experiments::dd_nonparametric

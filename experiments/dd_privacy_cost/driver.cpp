@@ -33,7 +33,7 @@
 #include "dpx/estimators/central.hpp"
 #include "dpx/mechanisms/laplace.hpp"
 
-namespace dpx::experiments {
+namespace dpx::experiments::dd_privacy_cost {
 namespace {
 
 using harness::cell_context;
@@ -154,4 +154,4 @@ harness::driver make() {
 const harness::driver_registrar registrar{make()};
 
 }  // namespace
-}  // namespace dpx::experiments
+}  // namespace dpx::experiments::dd_privacy_cost

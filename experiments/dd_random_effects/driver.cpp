@@ -24,7 +24,7 @@
 #include "dpx/data/user_models.hpp"
 #include "dpx/estimators/user_level.hpp"
 
-namespace dpx::experiments {
+namespace dpx::experiments::dd_random_effects {
 namespace {
 
 using harness::cell_context;
@@ -146,4 +146,4 @@ harness::driver make() {
 const harness::driver_registrar registrar{make()};
 
 }  // namespace
-}  // namespace dpx::experiments
+}  // namespace dpx::experiments::dd_random_effects

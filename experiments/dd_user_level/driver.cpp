@@ -21,7 +21,7 @@
 #include "dpx/data/user_models.hpp"
 #include "dpx/estimators/user_level.hpp"
 
-namespace dpx::experiments {
+namespace dpx::experiments::dd_user_level {
 namespace {
 
 using harness::cell_context;
@@ -128,4 +128,4 @@ harness::driver make() {
 const harness::driver_registrar registrar{make()};
 
 }  // namespace
-}  // namespace dpx::experiments
+}  // namespace dpx::experiments::dd_user_level

@@ -22,7 +22,7 @@
 #include "dpx/estimators/central.hpp"
 #include "dpx/estimators/variance.hpp"
 
-namespace dpx::experiments {
+namespace dpx::experiments::dd_variance_plugin {
 namespace {
 
 using harness::cell_context;
@@ -113,4 +113,4 @@ harness::driver make() {
 const harness::driver_registrar registrar{make()};
 
 }  // namespace
-}  // namespace dpx::experiments
+}  // namespace dpx::experiments::dd_variance_plugin

@@ -31,7 +31,7 @@
 #include "dpx/prox/prox.hpp"
 #include "dpx/solvers/solvers.hpp"
 
-namespace dpx::experiments {
+namespace dpx::experiments::istdp_convergence {
 namespace {
 
 using harness::cell_context;
@@ -146,4 +146,4 @@ harness::driver make_driver() {
 const harness::driver_registrar registrar{make_driver()};
 
 }  // namespace
-}  // namespace dpx::experiments
+}  // namespace dpx::experiments::istdp_convergence

@@ -48,7 +48,7 @@
 #include "dpx/prox/prox.hpp"
 #include "dpx/solvers/solvers.hpp"
 
-namespace dpx::experiments {
+namespace dpx::experiments::istdp_privacy_utility {
 namespace {
 
 using harness::cell_context;
@@ -202,4 +202,4 @@ harness::driver make_driver() {
 const harness::driver_registrar registrar{make_driver()};
 
 }  // namespace
-}  // namespace dpx::experiments
+}  // namespace dpx::experiments::istdp_privacy_utility

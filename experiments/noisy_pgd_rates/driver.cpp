@@ -62,7 +62,7 @@
 #include "dpx/prox/prox.hpp"
 #include "dpx/solvers/pgd.hpp"
 
-namespace dpx::experiments {
+namespace dpx::experiments::noisy_pgd_rates {
 namespace {
 
 using harness::cell_context;
@@ -286,4 +286,4 @@ harness::driver make_driver() {
 const harness::driver_registrar registrar{make_driver()};
 
 }  // namespace
-}  // namespace dpx::experiments
+}  // namespace dpx::experiments::noisy_pgd_rates

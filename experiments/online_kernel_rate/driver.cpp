@@ -31,7 +31,7 @@
 #include "dpx/harness/driver.hpp"
 #include "dpx/solvers/online_kernel.hpp"
 
-namespace dpx::experiments {
+namespace dpx::experiments::online_kernel_rate {
 namespace {
 
 using harness::cell_context;
@@ -200,4 +200,4 @@ harness::driver make_driver() {
 const harness::driver_registrar registrar{make_driver()};
 
 }  // namespace
-}  // namespace dpx::experiments
+}  // namespace dpx::experiments::online_kernel_rate

@@ -32,7 +32,7 @@
 #include "dpx/core/rng.hpp"
 #include "dpx/harness/driver.hpp"
 
-namespace dpx::experiments {
+namespace dpx::experiments::privacy_audit {
 namespace {
 
 using harness::cell_context;
@@ -126,4 +126,4 @@ harness::driver make_driver() {
 const harness::driver_registrar registrar{make_driver()};
 
 }  // namespace
-}  // namespace dpx::experiments
+}  // namespace dpx::experiments::privacy_audit

@@ -30,7 +30,7 @@
 #include "dpx/mechanisms/gaussian.hpp"
 #include "dpx/mechanisms/laplace.hpp"
 
-namespace dpx::experiments {
+namespace dpx::experiments::private_mean {
 namespace {
 
 using harness::cell_context;
@@ -142,4 +142,4 @@ harness::driver make_driver() {
 const harness::driver_registrar registrar{make_driver()};
 
 }  // namespace
-}  // namespace dpx::experiments
+}  // namespace dpx::experiments::private_mean
