@@ -1,5 +1,5 @@
 // Box–Muller transform with dpx::data's own branch-free log and sincos(2πu) so the bulk loop
-// vectorises (an AVX2 clone and a baseline clone, chosen at load time). Only IEEE
+// vectorises (AVX-512F, AVX2 and baseline clones, chosen at load time). Only IEEE
 // add/mul/div/sqrt and exact bit manipulation are used, with -ffp-contract=off, so every clone
 // and the scalar path give identical bits.
 #include <bit>
@@ -82,7 +82,7 @@ void box_muller_pair(double u1, double u2, double& z1, double& z2) noexcept {
   z2 = r * s;
 }
 
-__attribute__((target_clones("avx2", "default"))) void box_muller_inplace(std::span<double> u,
+__attribute__((target_clones("avx512f", "avx2", "default"))) void box_muller_inplace(std::span<double> u,
                                                                           double extra) noexcept {
   // Split layout within the span: (u[i], u[h + i]) → (r cos, r sin) stored in place, so the
   // loop has unit stride (vectorises); h = size/2.
