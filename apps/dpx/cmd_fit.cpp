@@ -157,6 +157,12 @@ int run_fit(const fit_options& o) {
     if (!o.delta) flag_error("--delta", "is required with --epsilon for --solver " + o.solver);
     if (!(*o.delta > 0 && *o.delta < 1)) flag_error("--delta", "must be in (0, 1)");
     if (!(o.clip > 0) || !std::isfinite(o.clip)) flag_error("--clip", "must be > 0");
+    // The means and scales would come from the private data without noise, and every row (so
+    // every clipped gradient) would depend on all the others: no sensitivity bound holds.
+    if (o.standardize)
+      flag_error("--standardize",
+                 "is not private (it uses the data's own means and scales); with --solver " +
+                     o.solver + ", scale the features by public constants beforehand");
   }
   if (o.variant != "strict" && o.variant != "as_published")
     flag_error("--variant", "must be as_published or strict");
@@ -318,7 +324,8 @@ const bool registered = dpx::cli::register_command(
           "t^2/(2 gamma) for |t| <= gamma lambda, gamma lambda^2/2 beyond; SCAD (Fan & Li 2001). "
           "The intercept is not penalised. --standardize scales features to unit variance "
           "(centring them when --intercept) and penalises the standardised coefficients; "
-          "coefficients are reported on the original scale. Without --epsilon the fit is "
+          "coefficients are reported on the original scale; it is refused with private solvers "
+          "(the scales would be read from the data without noise). Without --epsilon the fit is "
           "nonprivate (working-set GIST) and runs until the relative objective change is below "
           "--tol and the prox-gradient mapping below 100 tol. Private solvers need --epsilon and "
           "--delta, clip per-example gradients to --clip, and run --max-iter iterations "

@@ -2,15 +2,16 @@
 // shared/spec/dependent-data.md; docs/estimators.md).
 //
 //   dpx mean --input FILE.csv --column X --epsilon E --delta D (--tau T | --variance-bound V
-//            [--gamma G]) [--user-column ID] [--local --bound B] [--seed S]
+//            [--gamma G]) [--user-column ID [--rows-per-user T]] [--local --bound B] [--seed S]
 //
 // Item level, central: S1 Algorithm 4 (WinsorizedMean1D) with the paper rule (bins of
 // half-width τ, interval m̂ ± 3τ); τ = --tau, or τ = sqrt(2 V ln(2n/γ)) [S1 Cor 3.6] from a
 // PUBLIC variance (or log-Sobolev) bound V. User level (--user-column): rows grouped by user,
-// Algorithm 5 (d = 1) on the user averages; with --variance-bound every user must have the same
-// number of rows T (τ = sqrt(2 V ln(2n/γ)/T), S1 Lemma 5.2); with --tau users may have
-// different row counts (each contributes one average). Local (--local): S1 Algorithm 8 with the
-// public bound |μ| ≤ B, ε-LDP (δ = 0 spent).
+// Algorithm 5 (d = 1) on the user averages; with --variance-bound the number of rows per user
+// is the PUBLIC --rows-per-user T (τ = sqrt(2 V ln(2n/γ)/T), S1 Lemma 5.2), never read from
+// the data: a user's row count is part of that user's record, so τ (or a refusal) must not
+// depend on it. Users may have any number of rows (each contributes one average). Local (--local):
+// S1 Algorithm 8 with the public bound |μ| ≤ B, ε-LDP (δ = 0 spent).
 //
 // Output: one JSON object {"estimate", "interval", "epsilon", "delta", "level", "model",
 // "failed", "n"} — only private quantities (and the public n). Without --seed the noise comes
@@ -47,6 +48,7 @@ struct mean_options {
   double epsilon = 0;
   std::optional<double> delta;  // required centrally; with --local validated if given, unused
   std::optional<double> tau, variance_bound, bound;
+  std::optional<long long> rows_per_user;  // public T (user level with --variance-bound)
   double gamma = 0.1;
   bool local = false;
   std::optional<std::uint64_t> seed;
@@ -184,6 +186,15 @@ int run_mean(const mean_options& o) {
   if (o.local && !o.bound) fail("--local needs --bound B (a public bound |mean| <= B)");
   if (!o.local && o.bound) fail("--bound is only used with --local");
   if (o.bound) positive("--bound", *o.bound);
+  const bool user_radius = !o.user_column.empty() && o.variance_bound.has_value();
+  if (o.rows_per_user && !user_radius)
+    fail("--rows-per-user is only used with --user-column and --variance-bound");
+  if (user_radius && !o.rows_per_user)
+    fail(
+        "--rows-per-user T is required with --user-column and --variance-bound: the radius "
+        "needs a PUBLIC number of rows per user (a user's row count is part of its record)");
+  if (o.rows_per_user && *o.rows_per_user < 1)
+    fail("--rows-per-user = " + std::to_string(*o.rows_per_user) + " is invalid (must be >= 1)");
 
   const table t = read_csv(o);
   const bool user = !o.user_column.empty();
@@ -200,17 +211,8 @@ int run_mean(const mean_options& o) {
     group_users(t, rows, offsets);
     n = offsets.size() - 1;
     if (o.variance_bound) {
-      std::size_t tmin = rows.size(), tmax = 0;
-      for (std::size_t u = 0; u < n; ++u) {
-        tmin = std::min(tmin, offsets[u + 1] - offsets[u]);
-        tmax = std::max(tmax, offsets[u + 1] - offsets[u]);
-      }
-      if (tmin != tmax)
-        fail("users have different numbers of rows (" + std::to_string(tmin) + " to " +
-             std::to_string(tmax) +
-             "); the user-level radius from --variance-bound needs the same T for every user "
-             "(spec §4.1); pass --tau to average users with different row counts");
-      tau = est::tau_user(*o.variance_bound, tmin, n, 1, o.gamma);
+      tau = est::tau_user(
+          *o.variance_bound, static_cast<std::size_t>(*o.rows_per_user), n, 1, o.gamma);
     } else {
       tau = *o.tau;
     }
@@ -279,6 +281,11 @@ const bool registered = dpx::cli::register_command(
       sub.add_option("--user-column",
                      o->user_column,
                      "Column identifying users: user-level privacy over each user's rows");
+      sub.add_option_function<long long>(
+          "--rows-per-user",
+          [o](long long v) { o->rows_per_user = v; },
+          "Public number of rows per user T for --variance-bound with --user-column (tau = "
+          "sqrt(2 V ln(2n/gamma)/T)); never read from the data");
       sub.add_flag("--local", o->local, "Local model (S1 Algorithm 8; needs --bound)");
       sub.add_option_function<double>(
           "--bound", [o](double v) { o->bound = v; }, "Public bound B on |mean| (local model)");

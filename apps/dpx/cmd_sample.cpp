@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "dpx/accounting/zcdp.hpp"
 #include "dpx/core/error.hpp"
 #include "dpx/core/rng.hpp"
 #include "dpx/mechanisms/discrete.hpp"
@@ -203,6 +204,13 @@ int run(const sample_options& o) {
       d["float_safe"] = true;
       d["granularity"] = fs.granularity();
       d["rho"] = fs.rho();
+      if (o.epsilon) {
+        // The float-safe release is proven rho-zCDP (same rho as the continuous Gaussian), not
+        // (eps, delta) on the continuous curve: report the epsilon that rho gives at this delta
+        // (Canonne-Kamath-Steinke conversion), keeping the calibration target separately.
+        d["epsilon_calibrated"] = d["epsilon"];
+        d["epsilon"] = dpx::accounting::zcdp_epsilon(fs.rho(), *o.delta);
+      }
       if (!o.describe) emit(count, g, fs, fill_doubles);
     } else {
       d["float_safe"] = false;

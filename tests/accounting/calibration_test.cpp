@@ -121,6 +121,15 @@ TEST(Calibration, BadInput) {
                std::invalid_argument);
   EXPECT_THROW(acc::calibrate_gaussian(acc::gaussian_calibration::classical, 2.0, 1e-5, 1),
                std::invalid_argument);
+  // Several steps: the per-step epsilon min(eps/(2 sqrt(2T ln(2/delta))), sqrt(eps/T)/2) must
+  // stay < 1 (Dwork & Roth Thm A.1). T = 2, delta = 1e-5: 2 sqrt(4 ln(2e5)) = 13.97, so eps = 14
+  // gives eps_step = 1.002 (refused) and eps = 13.9 gives 0.995 (accepted).
+  const double edge = 2.0 * std::sqrt(4.0 * std::log(2e5));
+  EXPECT_GT(14.0 / edge, 1.0);
+  EXPECT_LT(13.9 / edge, 1.0);
+  EXPECT_THROW(acc::calibrate_gaussian(acc::gaussian_calibration::classical, 14.0, 1e-5, 2),
+               std::invalid_argument);
+  EXPECT_NO_THROW(acc::calibrate_gaussian(acc::gaussian_calibration::classical, 13.9, 1e-5, 2));
   EXPECT_THROW(acc::account_gaussian(method::zcdp, 1.0, 0.1, 10, 1e-5), std::invalid_argument);
   EXPECT_THROW(acc::account_gaussian(method::rdp, 1.0, 1.5, 10, 1e-5), std::invalid_argument);
   EXPECT_THROW(acc::account_laplace(method::rdp, 1.0, 0, 1e-5), std::invalid_argument);

@@ -285,6 +285,13 @@ TEST_F(FitCli, BadParametersExitTwoWithOneLineNamingTheFlag) {
       {{"--penalty", "scad", "--lambda", "0.1", "--gamma", "2"}, "--gamma"},
       {{"--solver", "noisy_pgd", "--epsilon", "1"}, "--delta"},
       {{"--solver", "istdp", "--epsilon", "1"}, "--delta"},
+      // Standardising with the data's own (noiseless) means and scales is not private.
+      {{"--solver", "noisy_pgd", "--epsilon", "1", "--delta", "1e-5", "--standardize"},
+       "--standardize"},
+      {{"--solver", "istdp", "--epsilon", "1", "--delta", "1e-5", "--standardize"},
+       "--standardize"},
+      {{"--solver", "dp_sgd", "--epsilon", "1", "--delta", "1e-5", "--standardize"},
+       "--standardize"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> args = {"fit", "--input", in, "--target", "y"};
@@ -299,7 +306,8 @@ TEST_F(FitCli, BadParametersExitTwoWithOneLineNamingTheFlag) {
   for (const std::vector<std::string>& ok :
        {std::vector<std::string>{"--penalty", "l1", "--lambda", "0"},
         std::vector<std::string>{"--penalty", "mcp", "--lambda", "0.1", "--gamma", "1.01"},
-        std::vector<std::string>{"--penalty", "scad", "--lambda", "0.1", "--gamma", "2.01"}}) {
+        std::vector<std::string>{"--penalty", "scad", "--lambda", "0.1", "--gamma", "2.01"},
+        std::vector<std::string>{"--standardize"}}) {
     std::vector<std::string> args = {"fit", "--input", in, "--target", "y"};
     args.insert(args.end(), ok.begin(), ok.end());
     EXPECT_EQ(run_dpx(args, dir_).code, 0) << ok[1] << " " << ok.back();

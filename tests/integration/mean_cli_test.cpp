@@ -5,8 +5,9 @@
 // - the released interval is the paper rule's [2τk̂ ± 3τ] around the data's bin, and the estimate
 //   is within a Laplace tail bound of the sample mean (probability of a false failure ≤ 1e-6 per
 //   check, fixed seeds);
-// - bad input (missing column, non-numeric cell with its line, NaN, ε ≤ 0, δ ∉ (0, 1), users
-//   with different row counts under --variance-bound, --local without --bound) exits 2 with
+// - bad input (missing column, non-numeric cell with its line, NaN, ε ≤ 0, δ ∉ (0, 1), a
+//   user-level --variance-bound without the public --rows-per-user, --local without --bound)
+//   exits 2 with
 //   exactly one line on stderr naming the problem; `--delta -1` reports the range, not
 //   "required";
 // - δ ≥ 1/n prints a warning on stderr and still releases.
@@ -138,19 +139,17 @@ TEST_F(MeanCli, CentralItemLevelJson) {
 
 TEST_F(MeanCli, UserLevelGroupsRowsByUser) {
   // 300 rows, 3 per user: n = 100 users, user-level privacy. With --variance-bound V = 1 and
-  // T = 3, τ = sqrt(2 ln(2·100/0.1)/3) = 2.2537 (S1 Lemma 5.2), so the interval has length 6τ.
+  // the public T = 3, τ = sqrt(2 ln(2·100/0.1)/3) = 2.2537 (S1 Lemma 5.2), so the interval has
+  // length 6τ.
   const auto csv = write("p.csv", panel_csv(300, 5.0, 3));
-  const outcome o = mean_of(csv,
-                            {"--user-column",
-                             "id",
-                             "--epsilon",
-                             "1",
-                             "--delta",
-                             "1e-6",
-                             "--variance-bound",
-                             "1",
-                             "--seed",
-                             "3"});
+  const std::vector<std::string> user_v = {
+      "--user-column", "id", "--epsilon", "1", "--delta", "1e-6", "--variance-bound", "1"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = user_v;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  const outcome o = mean_of(csv, with({"--rows-per-user", "3", "--seed", "3"}));
   ASSERT_EQ(o.status, 0) << o.err;
   const auto j = nlohmann::json::parse(o.out);
   EXPECT_EQ(keys_of(j), expected_keys);
@@ -162,13 +161,25 @@ TEST_F(MeanCli, UserLevelGroupsRowsByUser) {
   const double tau = std::sqrt(2.0 * std::log(2.0 * 100 / 0.1) / 3.0);
   EXPECT_NEAR(j["interval"][1].get<double>() - j["interval"][0].get<double>(), 6.0 * tau, 1e-9);
 
-  // One user with an extra row: rejected under --variance-bound (T must be common) ...
+  // T is never read from the data (a user's row count is part of its record): without the
+  // public --rows-per-user the radius is refused on balanced data too, and a non-positive T is
+  // named.
+  expect_one_line_error(mean_of(csv, user_v), {"--rows-per-user", "required", "PUBLIC"});
+  expect_one_line_error(mean_of(csv, with({"--rows-per-user", "0"})), {"--rows-per-user", "0"});
+  expect_one_line_error(
+      mean_of(
+          csv,
+          {"--epsilon", "1", "--delta", "1e-6", "--variance-bound", "1", "--rows-per-user", "3"}),
+      {"--rows-per-user", "only used"});
+  // One user with an extra row: the release is the same function of the public T (τ from
+  // T = 3, interval length 6τ as above) ...
   const auto uneven = write("u.csv", panel_csv(300, 5.0, 3) + "u0,5.0,x\n");
-  const outcome bad = mean_of(
-      uneven,
-      {"--user-column", "id", "--epsilon", "1", "--delta", "1e-6", "--variance-bound", "1"});
-  expect_one_line_error(bad, {"different numbers of rows", "3 to 4", "--tau"});
-  // ... and accepted with a public --tau (each user contributes one average).
+  const outcome rag = mean_of(uneven, with({"--rows-per-user", "3", "--seed", "3"}));
+  ASSERT_EQ(rag.status, 0) << rag.err;
+  const auto jr = nlohmann::json::parse(rag.out);
+  EXPECT_EQ(jr["n"], 100);
+  EXPECT_NEAR(jr["interval"][1].get<double>() - jr["interval"][0].get<double>(), 6.0 * tau, 1e-9);
+  // ... and ragged users are also accepted with a public --tau (each contributes one average).
   const outcome ok = mean_of(
       uneven,
       {"--user-column", "id", "--epsilon", "1", "--delta", "1e-6", "--tau", "2", "--seed", "3"});

@@ -130,6 +130,21 @@ TEST(SampleCli, DescribeKeysAndValues) {
                      "seeded"}));
   EXPECT_DOUBLE_EQ(fsg["rho"].get<double>(), 1.0 / 8.0);  // Delta^2 / (2 sigma^2)
 
+  // Calibrated by (epsilon, delta): the float-safe release is only proven rho-zCDP, so the
+  // printed epsilon is what rho gives at delta — above the continuous target 1 (the analytic
+  // curve is exact for the continuous Gaussian, any zCDP conversion is an upper bound on it) and
+  // at most Bun & Steinke's rho + 2 sqrt(rho ln(1/delta)) — and the target is kept apart.
+  const auto fse =
+      describe({"--mechanism", "gaussian", "--epsilon", "1", "--delta", "1e-5", "--float-safe"});
+  const double rho = fse["rho"].get<double>();
+  const double m = fse["noise_multiplier"].get<double>();
+  EXPECT_NEAR(rho, 1.0 / (2.0 * m * m), 1e-15);
+  EXPECT_DOUBLE_EQ(fse["epsilon_calibrated"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(fse["delta"].get<double>(), 1e-5);
+  const double eps = fse["epsilon"].get<double>();
+  EXPECT_GT(eps, 1.0);
+  EXPECT_LE(eps, rho + 2.0 * std::sqrt(rho * std::log(1e5)));
+
   const auto dl = describe({"--mechanism", "discrete_laplace", "--scale", "2.5"});
   EXPECT_EQ(keys(dl),
             (strings{"mechanism",

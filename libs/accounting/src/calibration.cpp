@@ -252,7 +252,19 @@ double calibrate_gaussian(gaussian_calibration m,
         core::throw_invalid(fn, "sampling_rate", q, "the classical calibration has no subsampling");
       }
       if (steps == 1) return calibrate_gaussian_classical(epsilon, delta);
-      return istdp_theorem_3_3(epsilon, delta, steps, 1.0).noise_multiplier;
+      {
+        // Dwork & Roth Thm A.1 (the per-step classical Gaussian) needs eps_step < 1, as for
+        // steps = 1; beyond it the multiplier is not proven to give the guarantee.
+        const auto c = istdp_theorem_3_3(epsilon, delta, steps, 1.0);
+        if (!c.classical_valid)
+          core::throw_invalid(fn,
+                              "epsilon",
+                              epsilon,
+                              "the classical calibration needs a per-step epsilon < 1 (here " +
+                                  core::format_double(c.epsilon_step) +
+                                  "); use the analytic, rdp or pld calibration");
+        return c.noise_multiplier;
+      }
     case gaussian_calibration::analytic:
       if (q < 1.0) {
         core::throw_invalid(fn, "sampling_rate", q, "the analytic calibration has no subsampling");

@@ -52,11 +52,13 @@ struct projection_result {
   double midpoint = 0.0;          ///< m̂ = 2h k̂ (0 on failure)
   std::int64_t selected_bin = 0;  ///< k̂ = argmax_k p̃_k, smallest k on ties [R] (0 on failure)
   double threshold = 0.0;         ///< proportion-form threshold 2 ln(2/δ)/(ε n) + 1/n
-  mechanisms::sparse_histogram histogram;  ///< the released (private) bins and frequencies
-  std::size_t n = 0;                       ///< number of observations
-  diagnostics diag;                        ///< bins; clipped_fraction is not computed here (0)
-  privacy_spent privacy;                   ///< (ε, δ), item level, central
-  std::vector<ledger_entry> ledger;        ///< one "histogram" entry
+  /// The released (private) bins and frequencies — except histogram.occupied, an exact count
+  /// that is NOT private (see mechanisms::sparse_histogram).
+  mechanisms::sparse_histogram histogram;
+  std::size_t n = 0;                 ///< number of observations
+  diagnostics diag;                  ///< bins; clipped_fraction is not computed here (0)
+  privacy_spent privacy;             ///< (ε, δ), item level, central
+  std::vector<ledger_entry> ledger;  ///< one "histogram" entry
 };
 
 /// Result of a one-dimensional private mean (winsorized_mean, kv_mean, local/user variants).

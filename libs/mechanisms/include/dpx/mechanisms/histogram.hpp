@@ -52,9 +52,11 @@ struct bin_grid {
 struct sparse_histogram {
   std::vector<std::int64_t> bins;  ///< indices k of bins with a non-zero release
   std::vector<double> values;      ///< released frequencies p~_k (>= threshold), same order
-  std::size_t occupied = 0;        ///< number of occupied bins (noised; only these are touched)
-  std::size_t n = 0;               ///< number of records
-  double threshold = 0.0;          ///< frequency threshold t used
+  /// Number of occupied bins: NOT private (an exact count of the data's distinct bins; only
+  /// these bins are noised). Do not publish it with the release.
+  std::size_t occupied = 0;
+  std::size_t n = 0;       ///< number of records
+  double threshold = 0.0;  ///< frequency threshold t used
   /// argmax_k p~_k (ties: smallest k, spec §3.2); false if nothing was released (failure).
   bool argmax(std::int64_t& k) const;
 };
