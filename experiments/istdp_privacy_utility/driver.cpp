@@ -10,8 +10,12 @@
 //
 // Problem: min L(theta) + sum_j MCP(theta_j; lambda, gamma) (L1 with the same lambda for
 // noisy_pgd_l1). Every private method clips per-example gradients to G = 1 and is calibrated to
-// (epsilon, delta) under ADD/REMOVE neighbours (DP-SGD's relation; the full-batch sensitivity is
-// then G/n), so the methods are compared at the same guarantee:
+// (epsilon, delta) under ADD/REMOVE neighbours (DP-SGD's relation), so the methods are compared at
+// the same guarantee. Under add/remove the dataset size is private, so every method divides its
+// clipped gradient sum by a PUBLIC normaliser: the design's n (a public experiment parameter) for
+// ISTDP and noisy PGD (public_size = n: release (sum of clipped gradients) / n, sensitivity G/n)
+// and q n for DP-SGD (expected_batch_size). On the design's own data these equal the plain means,
+// bit for bit.
 //   istdp_published_paper   ISTDP as published (Algorithm 1: exact-gradient BB step and exact-
 //                           objective line search; NOT private beyond the gradient releases, spec
 //                           item 1), Theorem 3.3 calibration (advanced composition)
@@ -110,6 +114,7 @@ metrics run(const cell_context& ctx) {
     o.sensitivity = solvers::sensitivity_mode::clipping;
     o.clip_norm = clip;
     o.relation = core::neighbouring::add_remove;
+    o.public_size = n;  // public design size
     o.epsilon = eps;
     o.delta = delta;
     o.public_smoothness = ls;
@@ -130,6 +135,7 @@ metrics run(const cell_context& ctx) {
     o.calibration = solvers::noise_calibration::tight;
     o.clip_norm = clip;
     o.relation = core::neighbouring::add_remove;
+    o.public_size = n;  // public design size
     o.epsilon = eps;
     o.delta = delta;
     o.trace.enabled = false;
@@ -145,6 +151,7 @@ metrics run(const cell_context& ctx) {
     o.noise_multiplier = accounting::calibrate_gaussian(
         accounting::gaussian_calibration::rdp, eps, delta, o.iterations, o.sampling_rate);
     o.output = solvers::iterate_output::last;
+    o.expected_batch_size = o.sampling_rate * double(n);  // public: q times the design size
     o.trace.enabled = false;
     const auto r = solvers::dp_sgd(loss, pen, zero, o, noise);
     theta = r.x;

@@ -6,6 +6,9 @@
 //    here with an explicit per-example loop (least squares gradients (x_i^T theta - y_i) x_i).
 //  * Events: one subsampled_gaussian_event{q, sigma} per step, add/remove relation; none at
 //    sigma = 0.
+//  * A public expected_batch_size B is the step's denominator (q = 1, sigma = 0, B = 2n against an
+//    explicit loop); B = q n equals the default bit for bit; the guarantee text names the
+//    convention (public B, or n treated as public).
 //  * Proximal variant: a huge L1 penalty gives exactly 0.
 //  * Bad options rejected naming the field.
 #include <gtest/gtest.h>
@@ -85,6 +88,55 @@ TEST(DpSgd, FullBatchNoiselessStepIsClippedGradientStep) {
   EXPECT_TRUE(r.privacy_events.empty());
 }
 
+TEST(DpSgd, PublicExpectedBatchSizeIsTheDenominator) {
+  // q = 1, sigma = 0, B = expected_batch_size = 2n: one step is theta - eta (sum_i clip_G(g_i)) /
+  // (2n), computed here with an explicit per-example loop (least squares, (x_i^T th - y_i) x_i).
+  const std::size_t n = 30, d = 3;
+  const auto s = testing::make_design(n, d, 2, 0.1, 1.0, 12);
+  const losses::glm_loss loss(losses::glm_kind::least_squares, {s.x, s.y, n, d});
+  const std::vector<double> th0{0.2, 0.1, -0.3};
+  dp_sgd_options o;
+  o.iterations = 1;
+  o.sampling_rate = 1.0;
+  o.noise_multiplier = 0.0;
+  o.clip_norm = 0.6;
+  o.step_size = 0.5;
+  o.expected_batch_size = 2.0 * n;
+  auto g = rng::stream(2, 0, 0, rng::purpose::noise);
+  const auto r = dp_sgd(loss, prox::zero_penalty{}, th0, o, g);
+  std::vector<double> expected(th0);
+  int clipped = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    double z = 0, nrm = 0;
+    for (std::size_t j = 0; j < d; ++j) z += s.x[i * d + j] * th0[j];
+    for (std::size_t j = 0; j < d; ++j) nrm += std::pow((z - s.y[i]) * s.x[i * d + j], 2);
+    nrm = std::sqrt(nrm);
+    const double c = nrm > 0.6 ? 0.6 / nrm : 1.0;
+    clipped += nrm > 0.6;
+    for (std::size_t j = 0; j < d; ++j)
+      expected[j] -= 0.5 * c * (z - s.y[i]) * s.x[i * d + j] / (2.0 * n);
+  }
+  EXPECT_GT(clipped, 3);
+  for (std::size_t j = 0; j < d; ++j) EXPECT_NEAR(r.x[j], expected[j], 1e-14);
+  // B = q n reproduces the default (q n from loss.size()) bit for bit.
+  o.expected_batch_size = 1.0 * n;
+  auto g1 = rng::stream(2, 0, 0, rng::purpose::noise);
+  const auto r_set = dp_sgd(loss, prox::zero_penalty{}, th0, o, g1);
+  o.expected_batch_size = 0;
+  auto g2 = rng::stream(2, 0, 0, rng::purpose::noise);
+  const auto r_default = dp_sgd(loss, prox::zero_penalty{}, th0, o, g2);
+  for (std::size_t j = 0; j < d; ++j) EXPECT_EQ(r_set.x[j], r_default.x[j]);
+  // The guarantee text states which denominator convention the run used.
+  o.noise_multiplier = 1.0;
+  auto g3 = rng::stream(3, 0, 0, rng::purpose::noise);
+  const auto r_n = dp_sgd(loss, prox::zero_penalty{}, th0, o, g3);
+  EXPECT_NE(r_n.guarantee.find("treated as PUBLIC"), std::string::npos) << r_n.guarantee;
+  o.expected_batch_size = 25;
+  const auto r_b = dp_sgd(loss, prox::zero_penalty{}, th0, o, g3);
+  EXPECT_NE(r_b.guarantee.find("PUBLIC expected batch size 25"), std::string::npos)
+      << r_b.guarantee;
+}
+
 TEST(DpSgd, ProximalVariantWithHugeL1IsZero) {
   const auto s = testing::make_design(100, 5, 2, 0.0, 0.5, 2);
   const losses::glm_loss loss(losses::glm_kind::least_squares, {s.x, s.y, 100, 5});
@@ -122,6 +174,9 @@ TEST(DpSgdOptions, BadFieldsNamed) {
   o = {};
   o.iterations = 0;
   check(o, "iterations");
+  o = {};
+  o.expected_batch_size = -1;
+  check(o, "expected_batch_size");
 }
 
 }  // namespace

@@ -10,7 +10,8 @@
 //    step.
 //  * Noise scales equal the calibration formulas: Theorem 3.3 recomputed here; the tight sigma
 //    gives exactly delta at epsilon for T - 1 composed Gaussians (Balle & Wang 2018, Thm 8,
-//    evaluated with Boost.Math here); sensitivities 2U, 2G/n, G/n.
+//    evaluated with Boost.Math here); sensitivities 2U, 2G/n, G/n_bar (add/remove, public
+//    normaliser n_bar = n here; public_normaliser_test.cpp checks n_bar != n).
 //  * Privacy events: T - 1 gaussian events with noise multiplier sigma / sensitivity; none at
 //    sigma = 0; guarantee text says NOT private for as_published.
 //  * Bad options rejected naming the field (strict without a public smoothness bound, alpha_max
@@ -214,12 +215,13 @@ TEST(Istdp, NoiseScalesEqualCalibrationFormulas) {
       ASSERT_EQ(r.privacy_events.size(), std::size_t(T - 1));
       for (const auto& e : r.privacy_events)
         EXPECT_DOUBLE_EQ(std::get<core::gaussian_event>(e).noise_multiplier, sigma / 6.0);
-      // Tight: exact composition of T - 1 releases, per-example clipping 2G/n and G/n.
+      // Tight: exact composition of T - 1 releases, per-example clipping 2G/n and G/n_bar.
       for (auto rel : {core::neighbouring::replace_one, core::neighbouring::add_remove}) {
         auto s = strict_options(T);
         s.epsilon = eps;
         s.delta = delta;
         s.relation = rel;
+        s.public_size = 2;  // add/remove: the public normaliser n_bar = n (ignored by replace-one)
         auto g2 = rng::stream(3, 0, 0, rng::purpose::noise);
         r = istdp(t.loss, prox::l1_norm(0.1), th0, th1, s, g2);
         const double sens = (rel == core::neighbouring::replace_one ? 2.0 : 1.0) * 5.0 / 2.0;
@@ -228,6 +230,9 @@ TEST(Istdp, NoiseScalesEqualCalibrationFormulas) {
         EXPECT_NEAR(balle_wang_delta(eps, m / std::sqrt(T - 1.0)), delta, 1e-6 * delta);
         EXPECT_LT(r.noise_scale, sigma * sens / 6.0);  // tight is below the paper's sigma
         EXPECT_EQ(r.relation, rel);
+        EXPECT_EQ(r.guarantee.find("PUBLIC n_bar = 2") != std::string::npos,
+                  rel == core::neighbouring::add_remove)
+            << r.guarantee;
       }
     }
   }

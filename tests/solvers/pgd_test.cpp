@@ -7,7 +7,8 @@
 //    the per-iteration budget of the rule.
 //  * Gaussian: the tight sigma gives delta at eps for T composed releases (Balle-Wang formula).
 //  * Events: T*d laplace events (b / Delta), T approx_dp events, T gaussian events; add/remove
-//    halves the sensitivity.
+//    with the public normaliser n_bar = n halves the sensitivity (G / n_bar; see
+//    public_normaliser_test.cpp for n_bar != n and a brute-force check).
 //  * Bad options rejected naming the field.
 #include <gtest/gtest.h>
 
@@ -124,12 +125,14 @@ TEST(Pgd, NoiseScalesAndEventsMatchCalibrationFormulas) {
               1e-12);
   const double x = r.sensitivity / r.noise_scale;
   EXPECT_NEAR(x * x / 2 + x * std::sqrt(2 * std::log(1 / ev.delta)), ev.epsilon, 1e-13);
-  // Gaussian, tight, add/remove
+  // Gaussian, tight, add/remove with the public normaliser n_bar = n: sensitivity G / n_bar
   o.noise = pgd_noise::gaussian;
   o.calibration = noise_calibration::tight;
   o.relation = core::neighbouring::add_remove;
+  o.public_size = n;
   r = pgd(loss, ball, w0, o, g);
   EXPECT_DOUBLE_EQ(r.sensitivity, 2.0 / n);
+  EXPECT_NE(r.guarantee.find("PUBLIC normaliser n_bar = 100"), std::string::npos) << r.guarantee;
   ASSERT_EQ(r.privacy_events.size(), 20u);
   const double m = std::get<core::gaussian_event>(r.privacy_events[0]).noise_multiplier;
   EXPECT_DOUBLE_EQ(m, r.noise_scale / r.sensitivity);

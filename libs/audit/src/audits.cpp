@@ -639,6 +639,9 @@ solvers::dp_sgd_options sgd_opts(const solver_audit_spec& s) {
   o.sampling_rate = s.sampling_rate;
   o.clip_norm = s.clip_norm;
   o.noise_multiplier = s.noise_multiplier;
+  // A public denominator, the same on both sides of the add/remove pair (the default q * n
+  // would read each side's own n, which the subsampled-Gaussian accounting does not cover).
+  o.expected_batch_size = s.sampling_rate * static_cast<double>(s.records);
   o.output = solvers::iterate_output::last;
   o.trace.enabled = false;
   return o;

@@ -11,6 +11,7 @@ void dp_sgd_options::validate() const {
   core::check_half_open_interval(fn, "sampling_rate", sampling_rate, 0.0, 1.0);
   core::check_positive(fn, "clip_norm", clip_norm);
   core::check_nonnegative(fn, "noise_multiplier", noise_multiplier);
+  core::check_nonnegative(fn, "expected_batch_size", expected_batch_size);
   trace.validate(fn);
 }
 

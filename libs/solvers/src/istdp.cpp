@@ -34,10 +34,18 @@ void istdp_options::validate() const {
       core::throw_invalid(
           fn, "alpha_max", alpha_max, "strict needs alpha_max <= 1 / public_smoothness");
   }
-  if (sensitivity == sensitivity_mode::gradient_bound)
+  if (sensitivity == sensitivity_mode::gradient_bound) {
     core::check_positive(fn, "gradient_bound", gradient_bound);
-  else
+  } else {
     core::check_positive(fn, "clip_norm", clip_norm);
+    if (relation == core::neighbouring::add_remove && public_size == 0)
+      core::throw_invalid(fn,
+                          "public_size",
+                          0.0,
+                          "add/remove needs a PUBLIC normaliser n_bar > 0: the dataset size n is "
+                          "private under add/remove, so the gradient is released as (sum of "
+                          "clipped gradients) / n_bar with sensitivity G / n_bar");
+  }
   if (calibration == noise_calibration::fixed) {
     core::check_nonnegative(fn, "sigma", sigma);
   } else {
@@ -49,9 +57,17 @@ void istdp_options::validate() const {
 
 double istdp_sensitivity(const istdp_options& o, std::size_t n) {
   if (o.sensitivity == sensitivity_mode::gradient_bound) return 2.0 * o.gradient_bound;
+  if (o.relation == core::neighbouring::add_remove) {
+    // (sum of clipped gradients) / n_bar changes by one clipped gradient / n_bar; n is private.
+    if (o.public_size == 0)
+      core::throw_invalid("solvers::istdp_sensitivity",
+                          "public_size",
+                          0.0,
+                          "add/remove needs a PUBLIC normaliser n_bar > 0 (n is private)");
+    return o.clip_norm / static_cast<double>(o.public_size);
+  }
   if (n == 0) return 0.0;
-  const double factor = o.relation == core::neighbouring::replace_one ? 2.0 : 1.0;
-  return factor * o.clip_norm / static_cast<double>(n);
+  return 2.0 * o.clip_norm / static_cast<double>(n);
 }
 
 double istdp_sigma(const istdp_options& o, std::size_t n) {

@@ -47,6 +47,13 @@ void pgd_options::validate() const {
           noise == pgd_noise::laplace_per_coordinate && laplace_rule == laplace_composition::basic;
       if (!pure) core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
     }
+    if (relation == core::neighbouring::add_remove && public_size == 0)
+      core::throw_invalid(fn,
+                          "public_size",
+                          0.0,
+                          "add/remove needs a PUBLIC normaliser n_bar > 0: the dataset size n is "
+                          "private under add/remove, so the gradient is released as (sum of "
+                          "clipped gradients) / n_bar with sensitivity G / n_bar");
   }
   trace.validate(fn);
 }
@@ -54,8 +61,17 @@ void pgd_options::validate() const {
 pgd_calibration pgd_calibrate(const pgd_options& o, std::size_t n, std::size_t d) {
   pgd_calibration c;
   if (o.noise == pgd_noise::none || n == 0) return c;
-  const double factor = o.relation == core::neighbouring::replace_one ? 2.0 : 1.0;
-  c.sensitivity = factor * o.clip_norm / static_cast<double>(n);
+  if (o.relation == core::neighbouring::replace_one) {
+    c.sensitivity = 2.0 * o.clip_norm / static_cast<double>(n);
+  } else {
+    // add/remove: (sum of clipped gradients) / n_bar changes by one clipped gradient / n_bar.
+    if (o.public_size == 0)
+      core::throw_invalid("solvers::pgd_calibrate",
+                          "public_size",
+                          0.0,
+                          "add/remove needs a PUBLIC normaliser n_bar > 0 (n is private)");
+    c.sensitivity = o.clip_norm / static_cast<double>(o.public_size);
+  }
   const bool fixed = o.calibration == noise_calibration::fixed;
   switch (o.noise) {
     case pgd_noise::none:

@@ -19,7 +19,8 @@ namespace dpx::solvers {
 /// Where the L2 sensitivity of a released (average) gradient comes from.
 enum class sensitivity_mode {
   gradient_bound,  ///< the paper's Delta = 2U, U a public bound on ||grad L(theta; D)||
-  clipping,        ///< per-example gradients clipped to norm G: 2G/n replace-one, G/n add/remove
+  clipping,  ///< per-example gradients clipped to norm G: 2G/n replace-one, G/n_bar add/remove
+             ///< (public n_bar)
 };
 std::string to_string(sensitivity_mode m);
 sensitivity_mode parse_sensitivity_mode(const std::string& s);

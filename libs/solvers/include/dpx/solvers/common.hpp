@@ -89,7 +89,8 @@ struct solve_result {
   std::string message = "not run";
   std::vector<double> x;        ///< the returned iterate (averaged when the solver averages)
   std::int64_t iterations = 0;  ///< iterations (outer loop) performed
-  double objective = std::numeric_limits<double>::quiet_NaN();  ///< F(x); NaN when not computed
+  /// F(x) on the exact data; NaN when not computed. NOT private (never part of a release).
+  double objective = std::numeric_limits<double>::quiet_NaN();
   std::vector<trace_point> trace;           ///< log-spaced checkpoints (checkpoint_options)
   std::int64_t line_search_trials = 0;      ///< total over the run
   std::int64_t max_line_search_trials = 0;  ///< max over iterations
@@ -162,6 +163,19 @@ inline double norm_inf(std::span<const double> a) noexcept {
   double s = 0;
   for (double t : a) s = std::fmax(s, std::fabs(t));
   return s;
+}
+
+/// Turns the clipped MEAN gradient over the n rows at hand, (1/n) sum_i clip_G(g_i), into
+/// (sum_i clip_G(g_i)) / n_bar for a PUBLIC normaliser n_bar (add/remove neighbours: n itself is
+/// private there, and dividing by it would make the release's sensitivity 2G/(n+1) > G/n and the
+/// noise scale data-dependent). n_bar == n is left untouched, so the result is bit-identical to
+/// the plain mean; n_bar == 0 means "no public normaliser" (replace-one) and also leaves g alone.
+inline void apply_public_normaliser(std::span<double> g,
+                                    std::size_t n,
+                                    std::size_t public_size) noexcept {
+  if (public_size == 0 || public_size == n) return;
+  const double f = static_cast<double>(n) / static_cast<double>(public_size);
+  for (double& v : g) v *= f;
 }
 
 /// Appends a trace point; the objective (a callable) is evaluated only when recorded, and its

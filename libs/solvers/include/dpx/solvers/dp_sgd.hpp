@@ -6,8 +6,13 @@
 ///
 /// Step t: every example joins the batch B_t independently with probability q (Poisson
 /// subsampling; one uniform per example from the rng); g~ = (sum_{i in B_t} clip_G(grad l_i) +
-/// N(0, (sigma G)^2 I)) / (q n) (the expected batch size as denominator, as Opacus does, so the
-/// sum's sensitivity stays G); theta <- prox_{eta_t R}(theta - eta_t g~).
+/// N(0, (sigma G)^2 I)) / B (B the expected batch size, as Opacus does, so the noisy sum is the
+/// private release with sensitivity G); theta <- prox_{eta_t R}(theta - eta_t g~).
+/// Denominator B: options.expected_batch_size when set (> 0): a PUBLIC constant, so the division
+/// is post-processing and the add/remove guarantee holds as stated. When 0 (the default), B =
+/// q n with n = loss.size(): the dataset size is then TREATED AS PUBLIC (n differs between
+/// add/remove neighbours, so the guarantee holds only under the convention that n is known; the
+/// result's guarantee text says so). Pass expected_batch_size = q n_bar for a public n_bar.
 /// Privacy: each step is the Poisson-subsampled Gaussian mechanism with rate q and noise
 /// multiplier sigma under ADD/REMOVE neighbours; events: one subsampled_gaussian_event{q, sigma}
 /// per step (none when sigma = 0). dpx::accounting's RDP accountant (Mironov, Talwar & Zhang
@@ -48,6 +53,9 @@ struct dp_sgd_options {
   double clip_norm = 1.0;         ///< G > 0
   double noise_multiplier = 1.0;  ///< sigma >= 0 (noise sd sigma G on the batch sum); 0 = none
   iterate_output output = iterate_output::last;
+  /// B, a PUBLIC denominator for the noisy batch sum (e.g. q n_bar for a public size n_bar); >= 0
+  /// finite; 0 = q * loss.size(), which treats the dataset size n as public (see the file comment).
+  double expected_batch_size = 0;
   checkpoint_options trace;
   /// Throws core::invalid_argument_error naming the field.
   void validate() const;
@@ -81,15 +89,24 @@ solve_result dp_sgd(const Loss& loss,
   r.relation = core::neighbouring::add_remove;
   r.sensitivity = options.clip_norm;
   r.noise_scale = sigma * options.clip_norm;
-  r.guarantee = noisy ? "private under add/remove: Poisson-subsampled Gaussian releases (see "
-                        "privacy_events; account with RDP or PLD)"
+  const bool public_denominator = options.expected_batch_size > 0;
+  r.guarantee = noisy ? std::string(
+                            "private under add/remove: Poisson-subsampled Gaussian releases (see "
+                            "privacy_events; account with RDP or PLD); ") +
+                            (public_denominator
+                                 ? "denominator = PUBLIC expected batch size " +
+                                       core::format_double(options.expected_batch_size)
+                                 : "denominator q n with n = " + std::to_string(n) +
+                                       " the dataset size, which is thereby treated as PUBLIC (set "
+                                       "expected_batch_size for a public denominator)")
                       : "nonprivate (noise_multiplier = 0)";
   const auto noise = mechanisms::gaussian::from_sigma(
       noisy ? r.noise_scale : 1.0, options.clip_norm, core::neighbouring::add_remove);
-  const double denom = q * static_cast<double>(n);
+  const double denom =
+      public_denominator ? options.expected_batch_size : q * static_cast<double>(n);
   std::vector<double> th(theta0.begin(), theta0.end()), g(d), u(d), avg(d, 0.0), unif(n);
   std::vector<std::size_t> batch;
-  batch.reserve(static_cast<std::size_t>(denom * 1.5) + 16);
+  batch.reserve(static_cast<std::size_t>(q * static_cast<double>(n) * 1.5) + 16);
   const bool averaging = options.output == iterate_output::average;
   const auto objective = [&](std::span<const double> x) {
     return loss.value(x) + penalty.value(x);

@@ -31,9 +31,16 @@
 ///    gradient is projected onto the ball of radius U so that 2U bounds its sensitivity by
 ///    construction).
 ///
-/// Sensitivity of one release (L2): gradient_bound: 2U (the paper; U a public bound on ||grad L||,
-/// replace-one); clipping: per-example gradients clipped to G, 2G/n (replace-one) or G/n
-/// (add/remove) (spec item 2).
+/// Sensitivity of one release (L2): gradient_bound: 2U (the paper; U a public bound on ||grad L||;
+/// 2U is the diameter of the U-ball the release lies in, so it involves no n and holds for either
+/// relation; reported as replace-one as in the paper); clipping: per-example gradients clipped to
+/// G, and
+///  * replace-one: the release is the clipped mean (1/n) sum_i clip_G(g_i), n public, 2G/n;
+///  * add/remove: n is private, so the release is (sum_i clip_G(g_i)) / n_bar for the PUBLIC
+///    normaliser n_bar = options.public_size (required), sensitivity G/n_bar (spec item 2's G/n
+///    holds only with a public normaliser: dividing by the private n gives ||mean_D - mean_D'||
+///    up to 2G/(n+1) > G/n and a noise scale that depends on n). n_bar = n releases the mean bit
+///    for bit.
 /// Calibration: paper = Thm. 3.3 (per-step (eps_k, delta_k), classical Gaussian, advanced
 /// composition over T steps); tight = exact composition of the T - 1 Gaussian releases
 /// (calibration.hpp); fixed = options.sigma (0 = noiseless). Events: one gaussian_event
@@ -79,6 +86,12 @@ struct istdp_options {
   double clip_norm = 1.0;     ///< G (> 0) for sensitivity_mode::clipping
   /// Neighbouring relation (clipping mode; gradient_bound is replace-one as in the paper).
   core::neighbouring relation = core::neighbouring::replace_one;
+  /// n_bar, a PUBLIC normaliser for add/remove (clipping mode): the released gradient is
+  /// (sum_i clip_G(g_i)) / n_bar and its sensitivity G / n_bar. Required (> 0) with add/remove,
+  /// because the dataset size n is private under add/remove (use the public design size, e.g. n
+  /// itself when it is published); ignored under replace-one (n is public there) and with
+  /// gradient_bound (2U does not involve n).
+  std::size_t public_size = 0;
   noise_calibration calibration = noise_calibration::tight;
   double epsilon = 1.0;  ///< target (paper / tight), > 0
   double delta = 1e-5;   ///< target (paper / tight), in (0, 1)
@@ -88,7 +101,8 @@ struct istdp_options {
   void validate() const;
 };
 
-/// Sensitivity (L2) of one gradient release for these options and n examples.
+/// Sensitivity (L2) of one gradient release for these options and n examples (under add/remove
+/// with clipping: G / o.public_size, independent of n; throws when public_size is 0 there).
 double istdp_sensitivity(const istdp_options& o, std::size_t n);
 /// Noise sd sigma the options imply for n examples (0 for fixed with sigma 0).
 double istdp_sigma(const istdp_options& o, std::size_t n);
@@ -114,6 +128,7 @@ std::size_t loss_size_or_zero(const auto& loss) {
 }
 /// The released gradient before noise: clipped average (clipping) or the exact gradient
 /// (gradient_bound; projected onto the U-ball when `project`).
+/// Under add/remove (clipping) the clipped sum is divided by the public n_bar, not by n.
 template <class Loss>
 void istdp_gradient(const Loss& loss,
                     const istdp_options& o,
@@ -123,6 +138,8 @@ void istdp_gradient(const Loss& loss,
   if (o.sensitivity == sensitivity_mode::clipping) {
     if constexpr (clippable_loss<Loss>) {
       loss.clipped_gradient(theta, o.clip_norm, g);
+      if (o.relation == core::neighbouring::add_remove)
+        apply_public_normaliser(g, static_cast<std::size_t>(loss.size()), o.public_size);
     } else {
       core::throw_invalid("solvers::istdp",
                           "sensitivity",
@@ -186,6 +203,10 @@ solve_result istdp(const Loss& loss,
   else
     r.guarantee = "(epsilon, delta)-DP under " + rel + " (" + to_string(options.calibration) +
                   " calibration)";
+  if (noisy && options.sensitivity == sensitivity_mode::clipping &&
+      options.relation == core::neighbouring::add_remove)
+    r.guarantee += "; released gradient = sum of clipped per-example gradients / PUBLIC n_bar = " +
+                   std::to_string(options.public_size);
 
   const auto noise = noisy ? mechanisms::gaussian::from_sigma(sigma, r.sensitivity)
                            : mechanisms::gaussian::from_sigma(1.0);

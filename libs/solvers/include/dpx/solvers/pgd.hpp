@@ -9,8 +9,15 @@
 /// (1/T) sum_{t=1}^T w_t (Theorem 1 of the lecture) or the last iterate.
 /// Nonprivate PGD with eta = R / (G sqrt(T)) has L(w_avg) - L* <= R G / sqrt(T) (Theorem 1).
 ///
-/// Noise (per-example gradients clipped to G, so one release has replace-one sensitivity 2G/n,
-/// add/remove G/n, in L2 and in every coordinate):
+/// Noise (per-example gradients clipped to G; L2 and per-coordinate sensitivity of one release):
+///  * replace-one: the release is the clipped MEAN (1/n) sum_i clip_G(g_i); n is public (it is the
+///    same on D and D'), sensitivity 2G/n.
+///  * add/remove: n is private (D' = D u {z} has n + 1 rows), so the mean is NOT released: the
+///    release is (sum_i clip_G(g_i)) / n_bar for the PUBLIC normaliser n_bar =
+///    options.public_size (required), sensitivity G/n_bar, and the noise scale depends on n_bar
+///    only. (Dividing by the private n instead gives ||mean_D - mean_D'|| up to 2G/(n+1) > G/n
+///    and a data-dependent noise scale: the G/n of spec noisy-pgd.md holds only with a public
+///    normaliser.) With n_bar = n the release equals the mean bit for bit.
 ///  * laplace_per_coordinate: g + Lap(b)^d; T*d adaptive releases, each eps0 = Delta / b; b from
 ///    the composition rule (basic: eps0 = eps / (T d); advanced: DRV over k = T d with slack
 ///    delta); events: one laplace_event{b / Delta} per coordinate release (T*d events). For other
@@ -64,6 +71,11 @@ struct pgd_options {
   /// Per-example clipping norm G (> 0; required with noise). 0 with noise none = exact gradient.
   double clip_norm = 0.0;
   core::neighbouring relation = core::neighbouring::replace_one;
+  /// n_bar, a PUBLIC normaliser for add/remove: the released gradient is
+  /// (sum_i clip_G(g_i)) / n_bar and its sensitivity G / n_bar. Required (> 0) with add/remove and
+  /// noise, because the dataset size n is private under add/remove (use the public design size,
+  /// e.g. n itself when it is published); ignored under replace-one (n is public there).
+  std::size_t public_size = 0;
   /// tight (Gaussian) / paper (Laplace: the composition rule below) / fixed (noise_scale).
   noise_calibration calibration = noise_calibration::tight;
   laplace_composition laplace_rule = laplace_composition::advanced;
@@ -75,7 +87,8 @@ struct pgd_options {
   void validate() const;
 };
 
-/// Noise calibration of noisy PGD for n examples and dimension d.
+/// Noise calibration of noisy PGD for n examples and dimension d (under add/remove the
+/// sensitivity uses o.public_size, not n; throws when it is 0 there).
 struct pgd_calibration {
   double sensitivity = 0;   ///< per-coordinate (Laplace per coordinate) or L2 sensitivity
   double noise_scale = 0;   ///< b or sigma (0 = no noise)
@@ -127,6 +140,12 @@ solve_result pgd(const Loss& loss,
     r.guarantee = "private: see privacy_events (fixed noise scale) under " +
                   core::to_string(options.relation);
   }
+  // Under add/remove the released gradient is divided by the public n_bar, not by n (private).
+  const bool public_normaliser = options.relation == core::neighbouring::add_remove &&
+                                 options.clip_norm > 0 && options.public_size > 0;
+  if (noisy && public_normaliser)
+    r.guarantee += " with the PUBLIC normaliser n_bar = " + std::to_string(options.public_size) +
+                   " (release = sum of clipped per-example gradients / n_bar)";
   const auto lap =
       mechanisms::laplace::from_scale(noisy ? cal.noise_scale : 1.0, noisy ? cal.sensitivity : 1.0);
   const auto gau = mechanisms::gaussian::from_sigma(noisy ? cal.noise_scale : 1.0,
@@ -144,6 +163,7 @@ solve_result pgd(const Loss& loss,
   for (std::int64_t t = 1; t <= options.iterations; ++t) {
     if (options.clip_norm > 0) {
       if constexpr (clippable_loss<Loss>) loss.clipped_gradient(w, options.clip_norm, g);
+      if (public_normaliser) detail::apply_public_normaliser(g, n, options.public_size);
     } else {
       loss.value_and_gradient(w, g);
     }
