@@ -39,6 +39,7 @@ struct fit_options {
   bool intercept = false, standardize = false;
   double clip = 1.0;
   std::optional<std::int64_t> max_iter;
+  std::optional<std::int64_t> public_size;  // dp_sgd: public n_bar (q and the denominator)
   double tol = 1e-12;
   std::uint64_t seed = 0;
   bool seed_given = false;
@@ -169,6 +170,11 @@ int run_fit(const fit_options& o) {
   if (o.max_iter && *o.max_iter < (o.solver == "istdp" ? 2 : 1))
     flag_error("--max-iter", "must be >= 1 (>= 2 for istdp)");
   if (!(o.tol >= 0) || !std::isfinite(o.tol)) flag_error("--tol", "must be >= 0");
+  if (o.public_size && o.solver != "dp_sgd")
+    flag_error("--public-size",
+               "is only used with --solver dp_sgd (istdp and noisy_pgd are replace-one, where n is "
+               "public)");
+  if (o.public_size && *o.public_size < 1) flag_error("--public-size", "must be >= 1");
   if (o.smoothness && !(*o.smoothness > 0)) flag_error("--smoothness", "must be > 0");
 
   const table t = read_csv(o.input);
@@ -259,7 +265,12 @@ int run_fit(const fit_options& o) {
         } else {
           dpx::solvers::dp_sgd_options so;
           so.iterations = o.max_iter.value_or(1000);
-          so.sampling_rate = std::min(1.0, 256.0 / double(n));
+          // Add/remove: with --public-size the sampling rate and the batch denominator come from
+          // the public n_bar; without it from the data's n, which the guarantee text then says
+          // is treated as public.
+          const double nbar = o.public_size ? double(*o.public_size) : double(n);
+          so.sampling_rate = std::min(1.0, 256.0 / nbar);
+          if (o.public_size) so.expected_batch_size = so.sampling_rate * nbar;
           so.clip_norm = o.clip;
           so.step_size = 0.5 / public_smoothness;
           so.noise_multiplier =
@@ -353,6 +364,10 @@ const bool registered = dpx::cli::register_command(
                      "Public smoothness bound for private step sizes (default 1 for least "
                      "squares, 1/4 for logistic: rows with ||x|| <= 1)");
       sub.add_option("--max-iter", o->max_iter, "Iteration budget");
+      sub.add_option("--public-size",
+                     o->public_size,
+                     "dp_sgd: public dataset size n_bar (sampling rate min(1, 256/n_bar) and batch "
+                     "denominator q n_bar); default: the data's n, treated as public");
       sub.add_option("--tol", o->tol, "Relative objective change for the nonprivate fit (1e-12)");
       sub.add_option_function<std::uint64_t>(
           "--seed",

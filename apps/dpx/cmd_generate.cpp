@@ -37,6 +37,7 @@ namespace data = dpx::data;
 namespace core = dpx::core;
 
 constexpr const char* kFn = "generate";
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();  // JSON null
 
 // JSON number; +inf/-inf become the strings "inf"/"-inf" and NaN (unknown) becomes null.
 json num(double v) {
@@ -200,8 +201,10 @@ json series_theory(const M& m, std::size_t n, double log_sobolev, double mvc) {
   j["mean"] = num(m.mean());
   j["variance"] = num(m.variance());
   j["long_run_variance"] = num(m.long_run_variance());
+  // Correlations need a finite variance (Student-t innovations with ν ≤ 2: null).
+  const bool finite = std::isfinite(m.variance());
   std::vector<double> ac;
-  for (std::size_t h = 1; h <= 5; ++h) ac.push_back(m.autocorrelation(h));
+  for (std::size_t h = 1; h <= 5; ++h) ac.push_back(finite ? m.autocorrelation(h) : kNaN);
   j["autocorrelation"] = num_list(ac);
   j["log_sobolev"] = num(log_sobolev);
   j["marginal_log_sobolev"] = num(m.marginal_log_sobolev());
@@ -216,7 +219,8 @@ json iid_theory(const M& m, std::size_t n) {
   j["mean"] = num(m.mean());
   j["variance"] = num(m.variance());
   j["long_run_variance"] = num(m.long_run_variance());
-  j["autocorrelation"] = num_list({0, 0, 0, 0, 0});
+  const double r0 = std::isfinite(m.variance()) ? 0.0 : kNaN;  // undefined without a variance
+  j["autocorrelation"] = num_list({r0, r0, r0, r0, r0});
   j["log_sobolev"] = num(m.log_sobolev(n));
   j["marginal_log_sobolev"] = num(m.marginal_log_sobolev());
   j["mean_variance_constant"] = num(m.mean_variance_constant(n));
@@ -387,6 +391,8 @@ generated build(const generate_options& o, params& p, dpx::rng::philox4x32& g) {
     }
     t["autocorrelation"] = ac;
     t["log_sobolev"] = num(o.describe ? md->log_sobolev(n) : 0.0);
+    // Spec §2.2 Assumption 2.8(a): the per-coordinate constant the column-wise estimators use.
+    t["coordinate_log_sobolev"] = num(o.describe ? md->coordinate_log_sobolev(n) : 0.0);
     t["marginal_log_sobolev"] = num(md->marginal_log_sobolev());
     r.describe = merge(std::move(par), t);
     r.write = [md, n, d, &g](csv_writer& w) {
@@ -415,7 +421,9 @@ generated build(const generate_options& o, params& p, dpx::rng::philox4x32& g) {
     t["mean"] = num(md->mean());
     t["variance"] = num(md->variance());
     std::vector<double> ac;
-    for (std::size_t h = 1; h <= 5; ++h) ac.push_back(std::pow(op.rho, double(h)));
+    // Within a user's T times only: lags h >= T do not exist (null).
+    for (std::size_t h = 1; h <= 5; ++h)
+      ac.push_back(h < op.times ? std::pow(op.rho, double(h)) : kNaN);
     t["autocorrelation"] = num_list(ac);
     t["log_sobolev"] = num(md->log_sobolev());
     t["marginal_log_sobolev"] = num(md->marginal_log_sobolev());
@@ -447,8 +455,8 @@ generated build(const generate_options& o, params& p, dpx::rng::philox4x32& g) {
     t["variance"] = num(md->variance());
     std::vector<double> ac;
     const double su2 = op.sigma_u * op.sigma_u, s2 = op.sigma * op.sigma;
-    for (std::size_t h = 1; h <= 5; ++h)
-      ac.push_back((su2 + s2 * std::pow(op.phi, double(h))) / (su2 + s2));
+    for (std::size_t h = 1; h <= 5; ++h)  // lags h >= T do not exist within a user (null)
+      ac.push_back(h < op.times ? (su2 + s2 * std::pow(op.phi, double(h))) / (su2 + s2) : kNaN);
     t["autocorrelation"] = num_list(ac);
     t["log_sobolev"] = num(md->log_sobolev());
     t["log_sobolev_bound"] = num(md->log_sobolev_bound());
@@ -608,6 +616,9 @@ generated build(const generate_options& o, params& p, dpx::rng::philox4x32& g) {
     t["beta_support_values"] = num_list(bv);
     t["feature_lambda_max"] = num(design->feature_lambda_max());
     t["feature_lambda_min"] = num(design->feature_lambda_min());
+    // The λ's are those of the Gaussian rows' Σ = r^|j−k|; clipping or normalising the rows
+    // changes their second moments (no closed form), so say which matrix they belong to.
+    t["feature_covariance"] = sc == "none" ? "r^|j-k|" : "r^|j-k| (rows before scaling)";
     if (m == "sparse_linear") t["noise_variance"] = num(op.noise_sd * op.noise_sd);
     r.describe = merge(std::move(par), t);
     r.write = [s, op](csv_writer& w) {

@@ -327,6 +327,63 @@ TEST_F(FitCli, BadCsvCellNamesLineAndColumn) {
   EXPECT_NE(r.err.find("oops"), std::string::npos) << r.err;
 }
 
+// DP-SGD is add/remove, where the dataset size is private: with --public-size the sampling rate
+// and the denominator come from that public number and the guarantee names it; without it the
+// guarantee says the data's n is treated as public. --public-size is refused elsewhere.
+TEST_F(FitCli, DpSgdPublicSize) {
+  const auto s = make_design(300, 2, 5);
+  write_csv(s, dir_ / "d.csv");
+  const std::vector<std::string> base = {"fit",
+                                         "--input",
+                                         (dir_ / "d.csv").string(),
+                                         "--target",
+                                         "y",
+                                         "--solver",
+                                         "dp_sgd",
+                                         "--epsilon",
+                                         "1",
+                                         "--delta",
+                                         "1e-5",
+                                         "--max-iter",
+                                         "20",
+                                         "--seed",
+                                         "1"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  const auto dflt = run_dpx(base, dir_);
+  ASSERT_EQ(dflt.code, 0) << dflt.err;
+  const std::string g0 = nlohmann::json::parse(dflt.out)["guarantee"];
+  EXPECT_NE(g0.find("treated as PUBLIC"), std::string::npos) << g0;
+  // n_bar = 1000: q = 256/1000, denominator q n_bar = 256.
+  const auto pub = run_dpx(with({"--public-size", "1000"}), dir_);
+  ASSERT_EQ(pub.code, 0) << pub.err;
+  const std::string g1 = nlohmann::json::parse(pub.out)["guarantee"];
+  EXPECT_NE(g1.find("PUBLIC expected batch size 256"), std::string::npos) << g1;
+  const auto zero = run_dpx(with({"--public-size", "0"}), dir_);
+  EXPECT_EQ(zero.code, 2);
+  EXPECT_NE(zero.err.find("--public-size"), std::string::npos) << zero.err;
+  const auto other = run_dpx({"fit",
+                              "--input",
+                              (dir_ / "d.csv").string(),
+                              "--target",
+                              "y",
+                              "--solver",
+                              "noisy_pgd",
+                              "--epsilon",
+                              "1",
+                              "--delta",
+                              "1e-5",
+                              "--public-size",
+                              "300"},
+                             dir_);
+  EXPECT_EQ(other.code, 2);
+  EXPECT_EQ(count_lines(other.err), 1u) << other.err;
+  EXPECT_NE(other.err.find("--public-size"), std::string::npos) << other.err;
+}
+
 TEST_F(FitCli, AsPublishedIstdpSaysItIsNotPrivate) {
   auto s = make_design(200, 3, 4);
   // Rows scaled to ||x|| <= 1 so the default public smoothness 1 holds.

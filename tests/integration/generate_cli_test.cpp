@@ -207,6 +207,68 @@ TEST_F(DpxGenerate, DescribeOfRegressionModels) {
   }
 }
 
+// Quantities that exist only in part: panel lags must be < T (null beyond), correlations need a
+// finite variance (Student t with ν ≤ 2: null), the ERM λ's belong to the rows before scaling,
+// and VAR(1) reports the per-coordinate constant next to the whole-vector one.
+TEST_F(DpxGenerate, DescribeSaysWhatEachConstantIs) {
+  {
+    // Random effects, T = 3: corr(y_ut, y_u,t+h) = (σ_U² + σ²φ^h)/(σ_U² + σ²) for h = 1, 2.
+    const auto r = run({"random_effects",
+                        "--times",
+                        "3",
+                        "--sigma-u",
+                        "1",
+                        "--sigma",
+                        "1",
+                        "--phi",
+                        "0.5",
+                        "--n",
+                        "10",
+                        "--describe"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto ac = nlohmann::json::parse(r.out)["autocorrelation"];
+    ASSERT_EQ(ac.size(), 5u);
+    EXPECT_NEAR(ac[0].get<double>(), 0.75, 1e-15);
+    EXPECT_NEAR(ac[1].get<double>(), 0.625, 1e-15);
+    for (std::size_t h = 2; h < 5; ++h) EXPECT_TRUE(ac[h].is_null()) << h;
+  }
+  {
+    const auto r =
+        run({"block_toeplitz", "--times", "2", "--rho", "0.5", "--n", "3", "--describe"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto ac = nlohmann::json::parse(r.out)["autocorrelation"];
+    EXPECT_NEAR(ac[0].get<double>(), 0.5, 1e-15);
+    for (std::size_t h = 1; h < 5; ++h) EXPECT_TRUE(ac[h].is_null()) << h;
+  }
+  for (const std::vector<std::string>& m :
+       {std::vector<std::string>{"student_t", "--nu", "2"},
+        std::vector<std::string>{"ar1_t", "--nu", "1.5", "--phi", "0.5"}}) {
+    std::vector<std::string> args = m;
+    args.insert(args.end(), {"--n", "10", "--describe"});
+    const auto r = run(args);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["variance"], "inf") << m[0];
+    for (const auto& v : j["autocorrelation"]) EXPECT_TRUE(v.is_null()) << m[0];
+  }
+  {
+    const auto none = nlohmann::json::parse(run({"sparse_linear", "--n", "50", "--describe"}).out);
+    EXPECT_EQ(none["feature_covariance"], "r^|j-k|");
+    const auto clip = nlohmann::json::parse(
+        run({"sparse_linear", "--scaling", "clip", "--n", "50", "--describe"}).out);
+    EXPECT_EQ(clip["feature_covariance"], "r^|j-k| (rows before scaling)");
+  }
+  {
+    // Default VAR(1), n = 20: the whole 2n-vector's λ_max bounds the per-coordinate one from
+    // above and by at most d = 2 times it.
+    const auto j = nlohmann::json::parse(run({"var1", "--n", "20", "--describe"}).out);
+    const double whole = j["log_sobolev"].get<double>(), coord = j["coordinate_log_sobolev"];
+    EXPECT_GE(whole, coord);
+    EXPECT_LE(whole, 2.0 * coord);
+    EXPECT_GE(coord, j["marginal_log_sobolev"].get<double>());
+  }
+}
+
 TEST_F(DpxGenerate, BadParametersExitTwoNamingThem) {
   expect_usage_error({"ar1", "--phi", "1", "--n", "10"}, {"phi", "1"});
   expect_usage_error({"ar1", "--phi", "-1.5", "--n", "10", "--describe"}, {"phi"});

@@ -186,6 +186,28 @@ xt::xtensor<double, 2> var1::covariance(std::size_t n) const {
   return c;
 }
 
+double var1::coordinate_log_sobolev(std::size_t n) const {
+  core::check_at_least("var1::coordinate_log_sobolev", "n", static_cast<long long>(n), 1);
+  const std::size_t d = d_;
+  const mat a = to_mat(o_.a);
+  mat g = to_mat(gamma0_), next(d * d);
+  std::vector<std::vector<double>> col(d, std::vector<double>(n));
+  for (std::size_t h = 0; h < n; ++h) {
+    for (std::size_t j = 0; j < d; ++j) col[j][h] = g[j * d + j];
+    if (h + 1 == n) break;
+    for (std::size_t i = 0; i < d; ++i)  // Γ(h+1) = A Γ(h)
+      for (std::size_t k = 0; k < d; ++k) {
+        double s = 0.0;
+        for (std::size_t l = 0; l < d; ++l) s += a[i * d + l] * g[l * d + k];
+        next[i * d + k] = s;
+      }
+    g.swap(next);
+  }
+  double best = 0.0;
+  for (std::size_t j = 0; j < d; ++j) best = std::max(best, toeplitz_lambda_max(col[j]));
+  return best;
+}
+
 double var1::log_sobolev(std::size_t n) const {
   core::check_at_least("var1::log_sobolev", "n", static_cast<long long>(n), 1);
   const std::size_t d = d_, nd = n * d;
