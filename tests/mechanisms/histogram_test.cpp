@@ -42,6 +42,20 @@ TEST(Histogram, BinIndexAtEdges) {
   std::vector<std::int64_t> k(4);
   stable_histogram::bin_indices(x, g, k);
   EXPECT_EQ(k, (std::vector<std::int64_t>{0, 1, -1, 0}));
+  // Far records are clamped into the extreme bins ±2^62, never an exception (which one record
+  // could trigger, and whose message would quote it).
+  const std::vector<double> far = {1e300, -1e300, 0x1p63, -0x1p63, 3.0};
+  std::vector<std::int64_t> kf(far.size());
+  stable_histogram::bin_indices(far, g, kf);
+  const std::int64_t top = std::int64_t{1} << 62;
+  EXPECT_EQ(kf, (std::vector<std::int64_t>{top, -top, top, -top, 1}));
+  auto rg = rng::stream(12, 0, 0, rng::purpose::noise);
+  std::vector<double> data(200, 0.5);
+  data.push_back(1e300);
+  const auto rel = stable_histogram::calibrate(1.0, 1e-6).release(data, g, rg);
+  std::int64_t mode = -1;
+  ASSERT_TRUE(rel.argmax(mode));
+  EXPECT_EQ(mode, 0);
 }
 
 TEST(Histogram, CountBinsDenseAndSparseAgreeWithBruteForce) {

@@ -160,7 +160,7 @@ class stable_histogram {
   static void count_bins(std::span<const std::int64_t> keys,
                          std::vector<std::int64_t>& bins,
                          std::vector<std::uint64_t>& counts);
-  /// keys[i] = grid.index(x[i]) (vectorised).
+  /// keys[i] = grid.index(x[i]) clamped to [−2^62, 2^62] (vectorised; never throws on data).
   static void bin_indices(std::span<const double> x,
                           const bin_grid& grid,
                           std::span<std::int64_t> keys);
