@@ -13,7 +13,8 @@
 //    exp(-(m+1) s/t) <= U < exp(-m s/t) for the whole 52-bit cell of U, checked in long double
 //    with std::exp on long double; uncertified words are rare (< 1e-4 of 10^5 words);
 //  * resolve_magnitude finds the exact magnitude from a wrong candidate (off by up to 3);
-//  * to_grid rounds half to even exactly as libm nearbyint, and rejects off-grid values.
+//  * to_grid rounds half to even exactly as libm nearbyint, clamps beyond ±2^61 grid steps and
+//  rejects non-finite values.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -216,7 +217,13 @@ TEST(FastExact, ToGridRoundsHalfToEvenLikeNearbyint) {
   for (const double v : r) {
     EXPECT_EQ(to_grid("t", v * lambda, lambda), static_cast<std::int64_t>(std::nearbyint(v))) << v;
   }
-  EXPECT_THROW((void)to_grid("t", 0x1p62 * lambda, lambda), std::invalid_argument);
+  // Beyond ±2^61 grid steps the value is clamped (1-Lipschitz; never a data-triggered error).
+  const std::int64_t cap = std::int64_t{1} << 61;
+  EXPECT_EQ(to_grid("t", 0x1p62 * lambda, lambda), cap);
+  EXPECT_EQ(to_grid("t", -0x1p70 * lambda, lambda), -cap);
+  EXPECT_EQ(to_grid("t", 1e300, lambda), cap);
+  EXPECT_EQ(to_grid("t", (0x1p61 - 1024) * lambda, lambda), cap - 1024);
+  EXPECT_THROW((void)to_grid("t", HUGE_VAL, lambda), std::invalid_argument);
   EXPECT_THROW((void)to_grid("t", std::nan(""), lambda), std::invalid_argument);
 }
 }  // namespace

@@ -11,8 +11,8 @@ namespace detail {
 
 void throw_off_grid(const char* fn, double x) {
   core::check_finite(fn, "value", x);
-  core::throw_invalid(
-      fn, "value", x, "is too large for the float-safe grid (|x / Lambda| >= 2^62)");
+  // x finite but x / Lambda overflowed (Lambda subnormal-small): report without the value.
+  core::throw_invalid(fn, "value", "(not shown)", "overflows the float-safe grid");
 }
 
 double grid_for_scale(double scale, int bits) {

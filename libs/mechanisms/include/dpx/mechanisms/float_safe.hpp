@@ -41,13 +41,17 @@
 namespace dpx::mechanisms {
 
 namespace detail {
-/// Throws (naming fn) for a value that is not finite or has |x / lambda| >= 2^62.
+/// Throws (naming fn) for a value that is not finite.
 [[noreturn]] void throw_off_grid(const char* fn, double x);
-/// k = round(x / lambda) (half to even) as an integer; throws if x is not finite or
-/// |x / lambda| >= 2^62. x / lambda is exact: lambda is a power of two (barring underflow).
+/// k = round(x / lambda) (half to even) as an integer, clamped to [−2^61, 2^61]; throws if x is
+/// not finite. x / lambda is exact: lambda is a power of two (barring underflow). The clamp
+/// (1-Lipschitz, so the sensitivity bound of the rounded query still holds) replaces an error
+/// that the query value alone would trigger — a release-or-error switch on private data — and
+/// leaves 2^61 of headroom for the integer noise.
 inline std::int64_t to_grid(const char* fn, double x, double lambda) {
   const double r = x / lambda;
-  if (!(std::fabs(r) < 0x1p62)) throw_off_grid(fn, x);  // also NaN and infinities
+  if (!std::isfinite(r)) throw_off_grid(fn, x);
+  if (!(std::fabs(r) < 0x1p61)) return r > 0 ? std::int64_t{1} << 61 : -(std::int64_t{1} << 61);
   // Round half to even: adding and subtracting 1.5 2^52 is exact rounding for |r| < 2^51;
   // doubles of magnitude >= 2^52 are integers already; between, nearbyint (libm).
   const double a = std::fabs(r);
@@ -94,7 +98,8 @@ class float_safe_laplace {
     draw(g, unit_, std::span<std::int64_t>(&z, 1));
     return static_cast<double>(z) * lambda_;
   }
-  /// (round(value / Lambda) + Z) * Lambda. Throws if value is not finite or too large.
+  /// (round(value / Lambda) + Z) * Lambda, |round(value / Lambda)| clamped to 2^61. Throws if
+  /// value is not finite.
   template <std::uniform_random_bit_generator G>
   double release(double value, G& g) const {
     const std::int64_t k = detail::to_grid("float_safe_laplace::release", value, lambda_);
@@ -203,7 +208,8 @@ class float_safe_gaussian {
     draw(g, unit_law_, std::span<std::int64_t>(&z, 1));
     return static_cast<double>(z) * lambda_;
   }
-  /// (round(value / Lambda) + Z) * Lambda. Throws if value is not finite or too large.
+  /// (round(value / Lambda) + Z) * Lambda, |round(value / Lambda)| clamped to 2^61. Throws if
+  /// value is not finite.
   template <std::uniform_random_bit_generator G>
   double release(double value, G& g) const {
     const std::int64_t k = detail::to_grid("float_safe_gaussian::release", value, lambda_);
