@@ -280,9 +280,17 @@ void ar1_t_options::validate() const {
 ar1_t::ar1_t(ar1_t_options o) : o_(o) {
   o_.validate();
   const double a = std::abs(o_.phi);
-  start_terms_ =
-      a == 0.0 ? 1 : static_cast<std::size_t>(std::ceil(-60.0 * std::log(2.0) / std::log(a)));
-  start_terms_ = std::max<std::size_t>(start_terms_, 1);
+  // K as a double first: near |φ| = 1 it overflows any sensible loop (φ = 1 − 1e-9 gives
+  // K ≈ 4e10 draws per path), so cap it instead of hanging.
+  const double k = a == 0.0 ? 1.0 : std::ceil(-60.0 * std::log(2.0) / std::log(a));
+  if (!(k <= static_cast<double>(ar1_t::max_start_terms)))
+    core::throw_invalid("ar1_t",
+                        "phi",
+                        o_.phi,
+                        "needs |phi|^K <= 2^-60 with K = " + core::format_double(k) +
+                            " Student-t draws for the exact stationary start, above the cap "
+                            "K <= 2^26 (|phi| <= about 0.99999938)");
+  start_terms_ = std::max<std::size_t>(static_cast<std::size_t>(k), 1);
 }
 double ar1_t::mean() const noexcept {
   return o_.nu > 1.0 ? o_.mu : std::numeric_limits<double>::quiet_NaN();

@@ -82,8 +82,8 @@ void box_muller_pair(double u1, double u2, double& z1, double& z2) noexcept {
   z2 = r * s;
 }
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) void box_muller_inplace(std::span<double> u,
-                                                                          double extra) noexcept {
+__attribute__((target_clones("avx512f", "avx2", "default"))) void box_muller_inplace(
+    std::span<double> u, double extra) noexcept {
   // Split layout within the span: (u[i], u[h + i]) → (r cos, r sin) stored in place, so the
   // loop has unit stride (vectorises); h = size/2.
   const std::size_t h = u.size() / 2;

@@ -163,8 +163,13 @@ struct ar1_t_options {
 /// Σ_{k<K} φ^k s T_k with K the smallest integer with |φ|^K ≤ 2^−60, so the omitted remainder has
 /// scale below 2^−60 of the stationary one (beneath double resolution) — exact to working
 /// precision. The t innovations satisfy no log-Sobolev inequality: log_sobolev = +∞.
+/// K = ⌈60 ln 2 / |ln φ|⌉ grows without bound as |φ| → 1, and every path draws K innovations:
+/// the constructor throws core::invalid_argument_error naming `phi` when K > max_start_terms
+/// = 2^26 (≈ 6.7e7 draws, seconds per path), i.e. for |φ| > exp(−60 ln 2 / 2^26) ≈ 0.99999938.
 class ar1_t {
  public:
+  /// Cap on K (see above).
+  static constexpr std::size_t max_start_terms = std::size_t{1} << 26;
   explicit ar1_t(ar1_t_options o);
   const ar1_t_options& options() const noexcept { return o_; }
   /// K above (number of innovations summed for X_0).

@@ -168,7 +168,9 @@ xt::xtensor<double, 2> toeplitz_covariance(std::span<const double> gamma);
 /// γ(k) = variance·r^k: the Toeplitz design Σ_ij = variance·r^{|i−j|} (AR(1) covariance).
 std::vector<double> toeplitz_power_autocovariance(std::size_t n, double r, double variance);
 /// Fractional Gaussian noise: γ(k) = (variance/2)(|k+1|^{2H} − 2|k|^{2H} + |k−1|^{2H})
-/// [Mandelbrot & Van Ness 1968].
+/// [Mandelbrot & Van Ness 1968], evaluated for k ≥ 2 by the equivalent cancellation-free series
+/// variance·k^{2H} Σ_{m≥1} C(2H, 2m) k^{−2m}: relative error ≤ 1e-15 at every lag (the direct
+/// difference loses ε·k² relative, 1e-2 at k = 10⁷).
 double fgn_autocovariance(std::size_t k, double hurst, double variance) noexcept;
 
 /// Options of the Toeplitz design.
