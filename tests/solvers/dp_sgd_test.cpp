@@ -58,6 +58,31 @@ TEST(DpSgd, PoissonSamplingRateAndEvents) {
   EXPECT_DOUBLE_EQ(r.noise_scale, 1.3 * o.clip_norm);
 }
 
+namespace {
+// One full-batch least-squares step theta - eta (sum_i clip_G((x_i^T theta - y_i) x_i)) / denom,
+// by an explicit per-example loop (independent of the library's gradient code); counts the
+// clipped examples.
+std::vector<double> clipped_step(const testing::design& s,
+                                 const std::vector<double>& th0,
+                                 double clip,
+                                 double eta,
+                                 double denom,
+                                 int& clipped) {
+  const std::size_t n = s.n, d = s.d;
+  std::vector<double> out(th0);
+  for (std::size_t i = 0; i < n; ++i) {
+    double z = 0, nrm = 0;
+    for (std::size_t j = 0; j < d; ++j) z += s.x[i * d + j] * th0[j];
+    for (std::size_t j = 0; j < d; ++j) nrm += std::pow((z - s.y[i]) * s.x[i * d + j], 2);
+    nrm = std::sqrt(nrm);
+    const double c = nrm > clip ? clip / nrm : 1.0;
+    clipped += nrm > clip;
+    for (std::size_t j = 0; j < d; ++j) out[j] -= eta * c * (z - s.y[i]) * s.x[i * d + j] / denom;
+  }
+  return out;
+}
+}  // namespace
+
 TEST(DpSgd, FullBatchNoiselessStepIsClippedGradientStep) {
   const std::size_t n = 50, d = 4;
   const auto s = testing::make_design(n, d, 2, 0.3, 1.0, 9);
@@ -71,18 +96,8 @@ TEST(DpSgd, FullBatchNoiselessStepIsClippedGradientStep) {
   o.step_size = 0.5;
   auto g = rng::stream(1, 0, 0, rng::purpose::noise);
   const auto r = dp_sgd(loss, prox::zero_penalty{}, th0, o, g);
-  std::vector<double> expected(th0);
   int clipped = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    double z = 0, nrm = 0;
-    for (std::size_t j = 0; j < d; ++j) z += s.x[i * d + j] * th0[j];
-    for (std::size_t j = 0; j < d; ++j) nrm += std::pow((z - s.y[i]) * s.x[i * d + j], 2);
-    nrm = std::sqrt(nrm);
-    const double c = nrm > 0.7 ? 0.7 / nrm : 1.0;
-    clipped += nrm > 0.7;
-    for (std::size_t j = 0; j < d; ++j)
-      expected[j] -= 0.5 * c * (z - s.y[i]) * s.x[i * d + j] / double(n);
-  }
+  const auto expected = clipped_step(s, th0, 0.7, 0.5, double(n), clipped);
   EXPECT_GT(clipped, 5);  // clipping is exercised
   for (std::size_t j = 0; j < d; ++j) EXPECT_NEAR(r.x[j], expected[j], 1e-14);
   EXPECT_TRUE(r.privacy_events.empty());
@@ -104,18 +119,8 @@ TEST(DpSgd, PublicExpectedBatchSizeIsTheDenominator) {
   o.expected_batch_size = 2.0 * n;
   auto g = rng::stream(2, 0, 0, rng::purpose::noise);
   const auto r = dp_sgd(loss, prox::zero_penalty{}, th0, o, g);
-  std::vector<double> expected(th0);
   int clipped = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    double z = 0, nrm = 0;
-    for (std::size_t j = 0; j < d; ++j) z += s.x[i * d + j] * th0[j];
-    for (std::size_t j = 0; j < d; ++j) nrm += std::pow((z - s.y[i]) * s.x[i * d + j], 2);
-    nrm = std::sqrt(nrm);
-    const double c = nrm > 0.6 ? 0.6 / nrm : 1.0;
-    clipped += nrm > 0.6;
-    for (std::size_t j = 0; j < d; ++j)
-      expected[j] -= 0.5 * c * (z - s.y[i]) * s.x[i * d + j] / (2.0 * n);
-  }
+  const auto expected = clipped_step(s, th0, 0.6, 0.5, 2.0 * n, clipped);
   EXPECT_GT(clipped, 3);
   for (std::size_t j = 0; j < d; ++j) EXPECT_NEAR(r.x[j], expected[j], 1e-14);
   // B = q n reproduces the default (q n from loss.size()) bit for bit.

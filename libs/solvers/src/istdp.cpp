@@ -38,13 +38,7 @@ void istdp_options::validate() const {
     core::check_positive(fn, "gradient_bound", gradient_bound);
   } else {
     core::check_positive(fn, "clip_norm", clip_norm);
-    if (relation == core::neighbouring::add_remove && public_size == 0)
-      core::throw_invalid(fn,
-                          "public_size",
-                          0.0,
-                          "add/remove needs a PUBLIC normaliser n_bar > 0: the dataset size n is "
-                          "private under add/remove, so the gradient is released as (sum of "
-                          "clipped gradients) / n_bar with sensitivity G / n_bar");
+    detail::check_public_size(fn, relation, public_size);
   }
   if (calibration == noise_calibration::fixed) {
     core::check_nonnegative(fn, "sigma", sigma);

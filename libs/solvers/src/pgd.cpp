@@ -47,13 +47,7 @@ void pgd_options::validate() const {
           noise == pgd_noise::laplace_per_coordinate && laplace_rule == laplace_composition::basic;
       if (!pure) core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
     }
-    if (relation == core::neighbouring::add_remove && public_size == 0)
-      core::throw_invalid(fn,
-                          "public_size",
-                          0.0,
-                          "add/remove needs a PUBLIC normaliser n_bar > 0: the dataset size n is "
-                          "private under add/remove, so the gradient is released as (sum of "
-                          "clipped gradients) / n_bar with sensitivity G / n_bar");
+    detail::check_public_size(fn, relation, public_size);
   }
   trace.validate(fn);
 }

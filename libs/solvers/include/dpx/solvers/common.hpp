@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "dpx/core/error.hpp"
 #include "dpx/core/privacy.hpp"
 
 namespace dpx::solvers {
@@ -163,6 +164,19 @@ inline double norm_inf(std::span<const double> a) noexcept {
   double s = 0;
   for (double t : a) s = std::fmax(s, std::fabs(t));
   return s;
+}
+
+/// Throws (naming public_size) unless add/remove comes with a public normaliser n_bar > 0.
+inline void check_public_size(const char* fn,
+                              core::neighbouring relation,
+                              std::size_t public_size) {
+  if (relation == core::neighbouring::add_remove && public_size == 0)
+    core::throw_invalid(fn,
+                        "public_size",
+                        0.0,
+                        "add/remove needs a PUBLIC normaliser n_bar > 0: the dataset size n is "
+                        "private under add/remove, so the gradient is released as (sum of "
+                        "clipped gradients) / n_bar with sensitivity G / n_bar");
 }
 
 /// Turns the clipped MEAN gradient over the n rows at hand, (1/n) sum_i clip_G(g_i), into
