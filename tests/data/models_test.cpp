@@ -351,3 +351,37 @@ TEST(Models, ErmDesigns) {
   EXPECT_NEAR(lin.feature_lambda_min(), ev.front(), 1e-12);
   EXPECT_LT(ev.back(), (1 + 0.5) / (1 - 0.5));
 }
+
+// AR and MA factors that cancel make the start block's covariance singular (X_0 = e_0 for
+// φ = 0.5, θ = −0.5). The model is still a valid stationary process: a semidefinite factor is
+// used, and the path covariance (from the affine map's columns, exact) equals that of the
+// reduced model: white noise σ² I, and for (1 − 0.5B)(1 − 0.3B) X = (1 − 0.5B) e the AR(1)
+// with φ = 0.3, σ² 0.3^|h| / (1 − 0.09).
+TEST(Models, ArmaWithCancellingFactorsIsTheReducedModel) {
+  struct reduced {
+    arma_options o;
+    double phi;  // of the equivalent AR(1) (0: white noise)
+  };
+  for (const auto& c :
+       {reduced{{{0.5}, {-0.5}, 0.0, 2.0}, 0.0}, reduced{{{0.8, -0.15}, {-0.5}, 0.0, 1.5}, 0.3}}) {
+    const arma m(c.o);
+    const double s2 = c.o.innovation_sd * c.o.innovation_sd;
+    const std::size_t n = 6, k = m.normals_needed(n);
+    std::vector<std::vector<double>> cols;
+    for (std::size_t j = 0; j < k; ++j) {
+      std::vector<double> z(k, 0.0), out(n);
+      z[j] = 1.0;
+      m.filter(z, out);
+      cols.push_back(out);
+    }
+    for (std::size_t a = 0; a < n; ++a)
+      for (std::size_t b = 0; b < n; ++b) {
+        double s = 0.0;
+        for (auto& col : cols) s += col[a] * col[b];
+        const double h = double(a > b ? a - b : b - a);
+        const double want = s2 * std::pow(c.phi, h) / (1.0 - c.phi * c.phi);
+        EXPECT_NEAR(s, want, 1e-12 * s2) << c.phi << " " << a << " " << b;
+        EXPECT_NEAR(m.autocovariance(std::size_t(h)), want, 1e-12 * s2);
+      }
+  }
+}

@@ -163,12 +163,17 @@ arma::arma(arma_options o) : o_(std::move(o)) {
         }
         c(i, j) = v;
       }
-    start_chol_ = detail::cholesky_lower(std::span<const double>(c.data(), s * s), s);
+    const std::span<const double> cs(c.data(), s * s);
+    start_chol_ = detail::cholesky_lower(cs, s);
+    // Singular but valid: an AR factor cancelled by an MA factor (φ = 0.5, θ = −0.5 is white
+    // noise, X_0 = e_0 exactly). A semidefinite factor reproduces the covariance exactly.
+    if (start_chol_.empty()) start_chol_ = detail::cholesky_lower_semidefinite(cs, s);
     if (start_chol_.empty())
       core::throw_invalid("arma",
                           "phi",
                           o_.phi.empty() ? 0.0 : o_.phi[0],
-                          "start covariance is not positive definite");
+                          "the stationary covariance of the start block (X_0..X_{p-1}, "
+                          "e_{p-q}..e_{p-1}) is not positive semidefinite (numerically)");
   }
 }
 

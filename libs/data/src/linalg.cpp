@@ -1,5 +1,6 @@
 #include "linalg.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -23,6 +24,38 @@ std::vector<double> cholesky_lower(std::span<const double> a, std::size_t n) {
   } catch (const std::runtime_error&) {
     return {};
   }
+}
+
+std::vector<double> cholesky_lower_semidefinite(std::span<const double> a, std::size_t n) {
+  if (n == 0) return {};
+  double scale = 0.0;
+  for (std::size_t i = 0; i < n; ++i) scale = std::max(scale, std::abs(a[i * n + i]));
+  if (!(scale > 0.0) || !std::isfinite(scale)) return {};
+  const double tol = 1e-12 * static_cast<double>(n) * scale;
+  std::vector<double> l(n * n, 0.0);
+  for (std::size_t j = 0; j < n; ++j) {
+    double d = a[j * n + j];
+    for (std::size_t k = 0; k < j; ++k) d -= l[j * n + k] * l[j * n + k];
+    if (d < -tol) return {};
+    const bool zero = d <= tol;
+    if (!zero) l[j * n + j] = std::sqrt(d);
+    for (std::size_t i = j + 1; i < n; ++i) {
+      double v = a[i * n + j];
+      for (std::size_t k = 0; k < j; ++k) v -= l[i * n + k] * l[j * n + k];
+      if (zero) {
+        if (std::abs(v) > std::sqrt(tol * scale)) return {};  // not PSD: a nonzero off-pivot
+      } else {
+        l[i * n + j] = v / l[j * n + j];
+      }
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j <= i; ++j) {
+      double v = 0.0;
+      for (std::size_t k = 0; k <= j; ++k) v += l[i * n + k] * l[j * n + k];
+      if (std::abs(v - a[i * n + j]) > 1e-10 * scale) return {};
+    }
+  return l;
 }
 
 std::vector<double> toeplitz_dense(std::span<const double> g) {

@@ -10,6 +10,12 @@ namespace dpx::data::detail {
 /// empty vector when a is not (numerically) positive definite (LAPACK potrf).
 std::vector<double> cholesky_lower(std::span<const double> a, std::size_t n);
 
+/// Lower factor L with L Lᵀ = a for a symmetric positive SEMI-definite row-major a (small n):
+/// Cholesky that sets a column to zero where the pivot is ≤ tol = 1e-12 n max_i a_ii (its
+/// remaining entries must then vanish to the same tolerance). Empty when a is not PSD within
+/// that tolerance or the reconstruction misses a by more than 1e-10 max_i a_ii.
+std::vector<double> cholesky_lower_semidefinite(std::span<const double> a, std::size_t n);
+
 /// Dense row-major symmetric Toeplitz matrix with first column g.
 std::vector<double> toeplitz_dense(std::span<const double> g);
 
