@@ -76,12 +76,12 @@ TEST(Models, ArmaSpecialCasesClosedForm) {
   }
 }
 
-TEST(Models, ArmaFilterIsLinearInNormals) {
-  // The path is affine in the normals: filter(e_j) − filter(0) is column j of the linear map,
-  // and for the start block it equals the Cholesky factor's column, whose Gram matrix is the
-  // start covariance; check that Cov(X_0..X_{p−1}) = γ.
-  arma m({{0.5, -0.25}, {0.3}, 0.0, 1.0});
-  const std::size_t n = 2, k = m.normals_needed(n);
+namespace {
+// Covariance of an ARMA path of length n, exactly: the path is affine in the normals, so
+// filter(e_j) − filter(0) is column j of the linear map and the covariance is the columns' Gram
+// matrix (μ = 0 in these tests, so filter(0) = 0).
+std::vector<std::vector<double>> path_covariance(const arma& m, std::size_t n) {
+  const std::size_t k = m.normals_needed(n);
   std::vector<std::vector<double>> cols;
   for (std::size_t j = 0; j < k; ++j) {
     std::vector<double> z(k, 0.0), out(n);
@@ -89,29 +89,29 @@ TEST(Models, ArmaFilterIsLinearInNormals) {
     m.filter(z, out);
     cols.push_back(out);
   }
-  auto cov = [&](std::size_t a, std::size_t b) {
-    double s = 0.0;
-    for (auto& c : cols) s += c[a] * c[b];
-    return s;
-  };
-  EXPECT_NEAR(cov(0, 0), m.autocovariance(0), 1e-12);
-  EXPECT_NEAR(cov(0, 1), m.autocovariance(1), 1e-12);
-  EXPECT_NEAR(cov(1, 1), m.autocovariance(0), 1e-12);
+  std::vector<std::vector<double>> c(n, std::vector<double>(n, 0.0));
+  for (std::size_t a = 0; a < n; ++a)
+    for (std::size_t b = 0; b < n; ++b)
+      for (auto& col : cols) c[a][b] += col[a] * col[b];
+  return c;
+}
+}  // namespace
+
+TEST(Models, ArmaFilterIsLinearInNormals) {
+  // The path is affine in the normals: filter(e_j) − filter(0) is column j of the linear map,
+  // and for the start block it equals the Cholesky factor's column, whose Gram matrix is the
+  // start covariance; check that Cov(X_0..X_{p−1}) = γ.
+  arma m({{0.5, -0.25}, {0.3}, 0.0, 1.0});
+  const auto cov = path_covariance(m, 2);
+  EXPECT_NEAR(cov[0][0], m.autocovariance(0), 1e-12);
+  EXPECT_NEAR(cov[0][1], m.autocovariance(1), 1e-12);
+  EXPECT_NEAR(cov[1][1], m.autocovariance(0), 1e-12);
   // Beyond the start: n = 6 path covariance equals Toeplitz γ (affine map, exact).
-  const std::size_t n2 = 6, k2 = m.normals_needed(n2);
-  std::vector<std::vector<double>> c2;
-  for (std::size_t j = 0; j < k2; ++j) {
-    std::vector<double> z(k2, 0.0), out(n2);
-    z[j] = 1.0;
-    m.filter(z, out);
-    c2.push_back(out);
-  }
+  const std::size_t n2 = 6;
+  const auto c2 = path_covariance(m, n2);
   for (std::size_t a = 0; a < n2; ++a)
-    for (std::size_t b = 0; b < n2; ++b) {
-      double s = 0.0;
-      for (auto& c : c2) s += c[a] * c[b];
-      EXPECT_NEAR(s, m.autocovariance(a > b ? a - b : b - a), 1e-12) << a << "," << b;
-    }
+    for (std::size_t b = 0; b < n2; ++b)
+      EXPECT_NEAR(c2[a][b], m.autocovariance(a > b ? a - b : b - a), 1e-12) << a << "," << b;
 }
 
 TEST(Models, Ar1FilterCovarianceIsExact) {
@@ -366,21 +366,13 @@ TEST(Models, ArmaWithCancellingFactorsIsTheReducedModel) {
        {reduced{{{0.5}, {-0.5}, 0.0, 2.0}, 0.0}, reduced{{{0.8, -0.15}, {-0.5}, 0.0, 1.5}, 0.3}}) {
     const arma m(c.o);
     const double s2 = c.o.innovation_sd * c.o.innovation_sd;
-    const std::size_t n = 6, k = m.normals_needed(n);
-    std::vector<std::vector<double>> cols;
-    for (std::size_t j = 0; j < k; ++j) {
-      std::vector<double> z(k, 0.0), out(n);
-      z[j] = 1.0;
-      m.filter(z, out);
-      cols.push_back(out);
-    }
+    const std::size_t n = 6;
+    const auto cov = path_covariance(m, n);
     for (std::size_t a = 0; a < n; ++a)
       for (std::size_t b = 0; b < n; ++b) {
-        double s = 0.0;
-        for (auto& col : cols) s += col[a] * col[b];
         const double h = double(a > b ? a - b : b - a);
         const double want = s2 * std::pow(c.phi, h) / (1.0 - c.phi * c.phi);
-        EXPECT_NEAR(s, want, 1e-12 * s2) << c.phi << " " << a << " " << b;
+        EXPECT_NEAR(cov[a][b], want, 1e-12 * s2) << c.phi << " " << a << " " << b;
         EXPECT_NEAR(m.autocovariance(std::size_t(h)), want, 1e-12 * s2);
       }
   }
