@@ -121,13 +121,40 @@ harness::driver make_driver() {
       "Private mean of n values in [0,1]: Laplace (scale 1/(n eps)) or classical Gaussian, "
       "replace-one neighbours, item level";
   d.params = {
-      {"n", "number of values (>= 1)", std::nullopt},
-      {"epsilon", "privacy parameter (> 0; < 1 for the classical Gaussian)", std::nullopt},
-      {"mechanism", "\"laplace\" or \"gaussian\"", std::nullopt},
-      {"distribution", "\"uniform\" or \"beta\"", harness::param_value{std::string("uniform")}},
-      {"beta_a", "Beta shape a (distribution = \"beta\")", harness::param_value{2.0}},
-      {"beta_b", "Beta shape b (distribution = \"beta\")", harness::param_value{5.0}},
-      {"delta", "delta of the Gaussian mechanism, in (0, 1)", harness::param_value{1e-5}},
+      {"n", "number of values (>= 1)", std::nullopt, harness::integer_at_least(1)},
+      {"epsilon",
+       "privacy parameter (> 0; < 1 for the classical Gaussian)",
+       std::nullopt,
+       harness::positive()},
+      {"mechanism",
+       "\"laplace\" or \"gaussian\"",
+       std::nullopt,
+       harness::one_of({"laplace", "gaussian"})},
+      {"distribution",
+       "\"uniform\" or \"beta\"",
+       harness::param_value{std::string("uniform")},
+       harness::one_of({"uniform", "beta"})},
+      {"beta_a",
+       "Beta shape a (distribution = \"beta\")",
+       harness::param_value{2.0},
+       harness::positive()},
+      {"beta_b",
+       "Beta shape b (distribution = \"beta\")",
+       harness::param_value{5.0},
+       harness::positive()},
+      {"delta",
+       "delta of the Gaussian mechanism, in (0, 1)",
+       harness::param_value{1e-5},
+       harness::open_unit_interval()},
+  };
+  // The classical Gaussian calibration (Dwork & Roth 2014, Thm A.1) holds only for eps < 1.
+  d.validate = [](const harness::param_map& p) {
+    if (p.get_string("mechanism") == "gaussian" && !(p.get_double("epsilon") < 1)) {
+      core::throw_invalid(kFn,
+                          "epsilon",
+                          p.get_double("epsilon"),
+                          "must be < 1 for the classical Gaussian mechanism");
+    }
   };
   d.data_keys = {"n", "distribution", "beta_a", "beta_b"};
   d.metric_names = {"sq_err_private",

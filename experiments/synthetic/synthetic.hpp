@@ -35,9 +35,12 @@ inline harness::driver make_synthetic_power_law(std::string name = "synthetic_po
   d.version = std::move(version);
   d.description = "synthetic y = n^slope * lognormal noise with mean 1 (harness tests)";
   d.params = {
-      {"n", "sample size (x axis of the power law), > 0", std::nullopt},
+      {"n", "sample size (x axis of the power law), > 0", std::nullopt, harness::positive()},
       {"slope", "exponent of n", harness::param_value{-0.5}},
-      {"noise", "sd of the log-normal multiplicative noise, >= 0", harness::param_value{0.5}},
+      {"noise",
+       "sd of the log-normal multiplicative noise, >= 0",
+       harness::param_value{0.5},
+       harness::non_negative()},
       {"work_us",
        "busy-wait per replication in microseconds",
        harness::param_value{std::int64_t{0}}},

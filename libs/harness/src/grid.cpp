@@ -31,6 +31,23 @@ std::vector<cell> expand_grid(const preset& p) {
   const driver* d = find_driver(p.driver);
   if (d == nullptr) throw preset_error(p.path.string() + ": unknown driver '" + p.driver + "'");
 
+  // 0. Bound the grid before building it: the product of the axis lengths, zip lengths and
+  // includes, computed without overflow.
+  {
+    std::size_t total = 1;
+    const auto times = [&](std::size_t k) {
+      total = (k != 0 && total > max_grid_cells / k) ? max_grid_cells + 1 : total * k;
+    };
+    for (const auto& axis : p.grid) times(axis.values.size());
+    for (const auto& zip : p.zips) times(zip.rows.size());
+    if (total <= max_grid_cells) total += p.include.size();
+    if (total > max_grid_cells) {
+      throw preset_error(p.path.string() + ": the grid has more than " +
+                         std::to_string(max_grid_cells) +
+                         " cells (the product of its axes); split the preset or use fewer "
+                         "points");
+    }
+  }
   // 1. Cartesian product of [grid] axes and zip groups (first axis outermost).
   std::vector<param_assignment> cells{param_assignment{}};
   for (const auto& axis : p.grid) {
@@ -93,7 +110,15 @@ std::vector<cell> expand_grid(const preset& p) {
       a[decl.name] = *decl.default_value;
     }
     cell c = make_cell(*d, param_map(std::move(a)), swept);
-    if (seen.insert(c.key).second) out.push_back(std::move(c));
+    if (!seen.insert(c.key).second) continue;
+    // Validation before compute: a bad value stops the run here (exit 2), naming the cell.
+    try {
+      validate_params(*d, c.params);
+    } catch (const std::invalid_argument& e) {
+      throw preset_error(p.path.string() + ": cell " + c.id + " (" +
+                         (c.slug.empty() ? c.key : c.slug) + "): " + e.what());
+    }
+    out.push_back(std::move(c));
   }
   if (out.empty())
     throw preset_error(p.path.string() + ": the grid is empty (everything excluded)");

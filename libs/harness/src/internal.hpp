@@ -23,32 +23,97 @@ std::string host_name();
 
 /// Whole file as a string ("" when it cannot be read).
 std::string read_text(const std::filesystem::path& path);
+/// s on one line (control characters become spaces), cut to max_len characters plus "...".
+std::string one_line(std::string s, std::size_t max_len = 400);
 /// out/cells/<cell id>.
 std::filesystem::path cell_dir(const std::filesystem::path& out, const cell& c);
+/// out/cells/<cell id>/reps_<first>-<last><ext> (ext ".csv" or ".json").
+std::filesystem::path block_file(const std::filesystem::path& out,
+                                 const cell& c,
+                                 const block_ref& b,
+                                 const char* ext);
 /// The cache key of a block: everything that determines its content.
 std::string cache_key(const preset& p, const driver& d, const cell& c, const block_ref& b);
+/// Parameter names of a cell (sorted) and their rendered values, in the same order.
+std::vector<std::string> param_names_of(const cell& c);
+std::vector<std::string> rendered_params(const cell& c);
 
 /// What is on disk for one block.
 enum class block_state {
-  missing,       ///< CSV or sidecar absent (or unreadable sidecar)
-  stale,         ///< sidecar key differs from the expected cache key
-  ok,            ///< matching key, no failed replication
-  has_failures,  ///< matching key, some failed replications (retried by run, merged by collect)
+  missing,       ///< no sidecar (never written, or a crash between the CSV and the sidecar)
+  stale,         ///< sidecar of an older computation (cache key differs, or no content hash)
+  corrupt,       ///< fails verification: content hash, cell, range or rows (see reason)
+  ok,            ///< verified, no failed replication
+  has_failures,  ///< verified, some failed replications (retried by run, merged by collect)
 };
+struct block_check {
+  block_state state = block_state::missing;
+  std::string reason;  ///< why a block is corrupt (one line, no data values), else empty
+};
+/// Verifies a block on disk by content (blocks.cpp); with rows non-null and a verified block,
+/// stores its rows there.
+block_check inspect_block(const std::filesystem::path& out,
+                          const preset& p,
+                          const driver& d,
+                          const cell& c,
+                          const block_ref& b,
+                          tidy_table* rows = nullptr);
+/// inspect_block(...).state.
 block_state check_block(const std::filesystem::path& out,
                         const preset& p,
                         const driver& d,
                         const cell& c,
                         const block_ref& b);
+/// Writes a block's CSV, then its sidecar (each atomically): a block counts as present only
+/// when its sidecar exists, so a crash between the two leaves a block that is recomputed.
+void write_block(const std::filesystem::path& out,
+                 const cell& c,
+                 const block_ref& b,
+                 const block_payload& pl);
 
 /// Reads the blocks of the grid (all, or those with include[k] true for plan block k) into
-/// one table sorted by (cell_id, rep). Throws std::invalid_argument naming the first missing
-/// or inconsistent block.
+/// one table sorted by (cell_id, rep), verifying each like inspect_block. Throws
+/// std::invalid_argument naming the first missing, stale or corrupt block.
 tidy_table merge_blocks(const preset& p,
                         const driver& d,
                         const std::vector<cell>& cells,
                         const std::filesystem::path& out,
                         const std::vector<bool>* include = nullptr);
+
+/// Exclusive or shared lock of a results directory (flock on <dir>/.dpx.lock), held for the
+/// object's lifetime. Throws std::invalid_argument (exit 2) when another process holds a
+/// conflicting lock: a run never waits, it says which directory is busy.
+class dir_lock {
+ public:
+  enum class mode { exclusive, shared };
+  dir_lock(const std::filesystem::path& dir, mode m);
+  ~dir_lock();
+  dir_lock(const dir_lock&) = delete;
+  dir_lock& operator=(const dir_lock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+/// Removes the temporary files ("<name>.tmp.<pid>.<n>", write_file_atomic) an interrupted run
+/// left below dir; returns how many. Call only while holding dir's exclusive lock.
+std::size_t remove_stale_temporaries(const std::filesystem::path& dir);
+
+/// Merges the blocks (all, or include[k]), writes tidy.csv and the analysis (summaries, rates,
+/// tables, figures, report.md) and fills r's failed count, rates, figure flags and report
+/// path: the one finalize path of run, report and collect.
+struct finalize_options {
+  bool figures = true;
+  bool tidy_wall_time = false;
+  const std::vector<bool>* include = nullptr;
+  bool reuse_tidy = false;  ///< read an existing tidy.csv instead of merging (report)
+};
+void finalize(const preset& p,
+              const driver& d,
+              const std::vector<cell>& cells,
+              const std::filesystem::path& out,
+              const finalize_options& o,
+              run_result& r);
 
 /// Fills rates_checked / rates_passed from rates.
 void count_rates(run_result& r);

@@ -216,7 +216,9 @@ std::vector<param_value> axis_values(const ctx& c, const toml::node& n, const st
     const double hi = get_number(c, *ends.as_array()->get(1), "range bound");
     if (!t.contains("points")) c.fail(n, "range of '" + name + "' needs points = <count>");
     const std::int64_t k = get_int(c, *t.get("points"), "points");
-    if (k < 1) c.fail(*t.get("points"), "points must be >= 1");
+    if (k < 1 || k > max_range_points) {
+      c.fail(*t.get("points"), "points must be between 1 and " + std::to_string(max_range_points));
+    }
     const bool integer = t.contains("integer") && get_bool(c, *t.get("integer"), "integer");
     if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi || (geometric && lo <= 0)) {
       c.fail(ends,
@@ -224,6 +226,7 @@ std::vector<param_value> axis_values(const ctx& c, const toml::node& n, const st
                  (geometric ? "0 < lo <= hi" : "lo <= hi"));
     }
     if (k == 1 && lo != hi) c.fail(*t.get("points"), "points = 1 needs lo == hi");
+    std::set<param_value> seen;  // O(k log k) de-duplication (integer = true repeats values)
     for (std::int64_t i = 0; i < k; ++i) {
       double x;
       if (i == 0) {
@@ -238,7 +241,7 @@ std::vector<param_value> axis_values(const ctx& c, const toml::node& n, const st
       param_value v =
           integer ? param_value{static_cast<std::int64_t>(std::llround(x))} : param_value{x};
       v = coerce(c, n.source(), name, std::move(v));
-      if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(std::move(v));
+      if (seen.insert(v).second) out.push_back(std::move(v));
     }
   } else {
     out.push_back(scalar(c, n, name));

@@ -49,11 +49,9 @@ std::string single_line(const std::string& s) {
   return out;
 }
 
-[[noreturn]] void bad_line(const std::filesystem::path& path,
-                           std::size_t line_no,
-                           const std::string& what) {
-  throw std::invalid_argument("read_tidy_csv: " + path.string() + ":" + std::to_string(line_no) +
-                              ": " + what);
+[[noreturn]] void bad_line(const std::string& path, std::size_t line_no, const std::string& what) {
+  throw std::invalid_argument("read_tidy_csv: " + path + ":" + std::to_string(line_no) + ": " +
+                              what);
 }
 
 bool parse_double(const std::string& s, double& out) {
@@ -262,10 +260,17 @@ std::string format_tidy_csv(const tidy_table& t, bool include_wall_time) {
 }
 
 tidy_table read_tidy_csv(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
     throw std::invalid_argument("read_tidy_csv: cannot open " + path.string());
   }
+  std::ostringstream ss;
+  ss << file.rdbuf();
+  return parse_tidy_csv(ss.str(), path.string());
+}
+
+tidy_table parse_tidy_csv(const std::string& text, const std::string& path) {
+  std::istringstream in(text);
   tidy_table t;
   std::string line;
   std::size_t line_no = 0;

@@ -1,4 +1,9 @@
-// The experiment runner: blocks on a thread pool, block cache, merge, analysis, manifest.
+// The experiment runner, in three steps (docs/presets.md, "Running"):
+//   plan     - expand and validate the grid, select this process's blocks, lock the results
+//              directory, verify the cache (blocks.cpp);
+//   execute  - compute the missing blocks on the local thread pool (and remote workers);
+//   finalize - merge the blocks, write tidy.csv and the analysis: the one path shared by
+//              run, report and collect (scale.cpp).
 #include "dpx/harness/runner.hpp"
 
 #include <unistd.h>
@@ -11,8 +16,10 @@
 #include <exception>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -107,210 +114,6 @@ fs::path shard_dir(unsigned index, unsigned count) {
 
 namespace detail {
 
-std::string cache_key(const preset& p, const driver& d, const cell& c, const block_ref& u) {
-  const std::string material = c.key + "|driver=" + d.name + "|version=" + d.version +
-                               "|reps=" + std::to_string(u.first) + "-" + std::to_string(u.last) +
-                               "|base_seed=" + std::to_string(p.base_seed) +
-                               "|rng=" + std::string(rng::philox4x32::algorithm_name) + "|" +
-                               std::string(rng::stream_derivation);
-  return core::hex16(core::stable_hash(material));
-}
-
-fs::path cell_dir(const fs::path& out, const cell& c) { return out / "cells" / c.id; }
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-block_state check_block(
-    const fs::path& out, const preset& p, const driver& d, const cell& c, const block_ref& b) {
-  const std::string stem = block_stem(b.first, b.last);
-  const fs::path csv = cell_dir(out, c) / (stem + ".csv");
-  const fs::path sidecar = cell_dir(out, c) / (stem + ".json");
-  std::error_code ec;
-  if (!fs::is_regular_file(csv, ec) || !fs::is_regular_file(sidecar, ec)) {
-    return block_state::missing;
-  }
-  try {
-    const json j = json::parse(read_text(sidecar));
-    if (j.at("cache_key").get<std::string>() != cache_key(p, d, c, b)) return block_state::stale;
-    return j.at("failed").get<std::size_t>() == 0 ? block_state::ok : block_state::has_failures;
-  } catch (const std::exception&) {
-    return block_state::missing;
-  }
-}
-
-}  // namespace detail
-
-namespace {
-
-using detail::cache_key;
-using detail::cell_dir;
-using detail::read_text;
-
-std::string one_line(std::string s) {
-  std::replace(s.begin(), s.end(), '\n', ' ');
-  std::replace(s.begin(), s.end(), '\r', ' ');
-  return s;
-}
-
-json param_json(const param_value& v) {
-  return std::visit([](const auto& x) { return json(x); }, v);
-}
-
-void write_params_json(const fs::path& dir, const preset& p, const cell& c) {
-  json j;
-  j["cell_id"] = c.id;
-  j["slug"] = c.slug;
-  j["key"] = c.key;
-  j["experiment"] = p.name;
-  j["driver"] = p.driver;
-  json params = json::object();
-  for (const auto& [k, v] : c.params.values()) params[k] = param_json(v);
-  j["params"] = params;
-  const std::string text = j.dump(2) + "\n";
-  if (read_text(dir / "params.json") != text) write_file_atomic(dir / "params.json", text);
-}
-
-std::vector<std::string> param_names_of(const cell& c) {
-  std::vector<std::string> names;
-  for (const auto& [k, _] : c.params.values()) names.push_back(k);
-  return names;
-}
-
-std::vector<std::string> rendered_params(const cell& c) {
-  std::vector<std::string> vals;
-  for (const auto& [_, v] : c.params.values()) vals.push_back(render(v));
-  return vals;
-}
-
-/// Writes a block's CSV, then its sidecar (each atomically): a block counts as present only
-/// when both exist, so a crash between the two leaves a block that is recomputed.
-void write_block(const fs::path& out, const cell& c, const block_ref& b, const block_payload& pl) {
-  const fs::path dir = cell_dir(out, c);
-  const std::string stem = block_stem(b.first, b.last);
-  const auto t0 = std::chrono::steady_clock::now();
-  write_file_atomic(dir / (stem + ".csv"), pl.csv);
-  json side = json::parse(pl.sidecar);
-  side["write_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  write_file_atomic(dir / (stem + ".json"), side.dump(2) + "\n");
-}
-
-}  // namespace
-
-block_payload compute_block_payload(
-    const preset& p, const driver& d, const cell& c, const block_ref& u, std::size_t block_index) {
-  using clock = std::chrono::steady_clock;
-  const auto block_start = clock::now();
-  tidy_table t;
-  t.param_names = param_names_of(c);
-  t.metric_names = d.metric_names;
-  const std::vector<std::string> params = rendered_params(c);
-  t.rows.reserve(u.last - u.first + 1);
-  block_payload out;
-  out.block = block_index;
-  for (std::uint32_t r = u.first;; ++r) {
-    tidy_row row;
-    row.cell_id = c.id;
-    row.rep = r;
-    row.params = params;
-    const cell_context ctx{c.params, c.hash, c.data_hash, r, p.base_seed};
-    const auto t0 = clock::now();
-    try {
-      metrics m = d.run(ctx);
-      bool names_ok = m.size() == d.metric_names.size();
-      for (std::size_t i = 0; names_ok && i < m.size(); ++i)
-        names_ok = m[i].first == d.metric_names[i];
-      if (!names_ok) {
-        std::string got;
-        for (const auto& [k, _] : m) got += (got.empty() ? "" : ", ") + k;
-        std::string want;
-        for (const auto& k : d.metric_names) want += (want.empty() ? "" : ", ") + k;
-        std::string msg = "driver returned metrics (" + got;
-        msg += "), declared (" + want + ")";
-        throw std::runtime_error(msg);
-      }
-      row.metrics.reserve(m.size());
-      for (const auto& [_, v] : m) row.metrics.push_back(v);
-    } catch (const std::exception& e) {
-      row.status = "failed";
-      row.message = one_line(e.what());
-      row.metrics.assign(d.metric_names.size(), std::numeric_limits<double>::quiet_NaN());
-      ++out.failed;
-    }
-    row.wall_s = std::chrono::duration<double>(clock::now() - t0).count();
-    out.rep_wall_s += row.wall_s;
-    t.rows.push_back(std::move(row));
-    if (r == u.last) break;
-  }
-  out.reps = t.rows.size();
-  out.wall_s = std::chrono::duration<double>(clock::now() - block_start).count();
-  out.csv = format_tidy_csv(t, /*include_wall_time=*/true);
-  json side;
-  side["cache_key"] = cache_key(p, d, c, u);
-  side["cell_id"] = c.id;
-  side["cell_key"] = c.key;
-  side["driver"] = d.name;
-  side["driver_version"] = d.version;
-  side["first_rep"] = u.first;
-  side["last_rep"] = u.last;
-  side["base_seed"] = p.base_seed;
-  side["rng_algorithm"] = std::string(rng::philox4x32::algorithm_name);
-  side["rng_derivation"] = std::string(rng::stream_derivation);
-  side["rows"] = t.rows.size();
-  side["failed"] = out.failed;
-  side["wall_s"] = out.wall_s;
-  out.sidecar = side.dump(2) + "\n";
-  return out;
-}
-
-namespace detail {
-
-tidy_table merge_blocks(const preset& p,
-                        const driver& d,
-                        const std::vector<cell>& cells,
-                        const fs::path& out,
-                        const std::vector<bool>* include) {
-  tidy_table all;
-  all.param_names = param_names_of(cells.front());
-  all.metric_names = d.metric_names;
-  // Blocks in (cell_id, first replication) order, so the rows arrive sorted.
-  const std::vector<block_ref> plan = plan_blocks(p, cells.size());
-  std::vector<std::size_t> order;
-  for (std::size_t k = 0; k < plan.size(); ++k)
-    if (include == nullptr || (*include)[k]) order.push_back(k);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return cells[plan[a].cell_index].id < cells[plan[b].cell_index].id;
-  });
-  all.rows.reserve(static_cast<std::size_t>(p.replications) * cells.size());
-  for (const std::size_t k : order) {
-    const block_ref& u = plan[k];
-    const cell& c = cells[u.cell_index];
-    const fs::path csv = cell_dir(out, c) / (block_stem(u.first, u.last) + ".csv");
-    std::error_code ec;
-    if (!fs::is_regular_file(csv, ec)) {
-      throw std::invalid_argument("missing block " + csv.string() + " (run the preset first)");
-    }
-    tidy_table t = read_tidy_csv(csv);
-    if (t.param_names != all.param_names || t.metric_names != all.metric_names ||
-        t.rows.size() != static_cast<std::size_t>(u.last) - u.first + 1) {
-      throw std::invalid_argument("block " + csv.string() +
-                                  " does not match the preset (columns or row count differ)");
-    }
-    for (auto& row : t.rows) all.rows.push_back(std::move(row));
-  }
-  const bool sorted =
-      std::is_sorted(all.rows.begin(), all.rows.end(), [](const tidy_row& a, const tidy_row& b) {
-        return a.cell_id != b.cell_id ? a.cell_id < b.cell_id : a.rep < b.rep;
-      });
-  if (!sorted) sort_rows(all);
-  return all;
-}
-
 void count_rates(run_result& r) {
   r.rates_checked = 0;
   r.rates_passed = 0;
@@ -330,11 +133,273 @@ analysis_options make_analysis_options(const preset& p, bool figures) {
   return a;
 }
 
+void finalize(const preset& p,
+              const driver& d,
+              const std::vector<cell>& cells,
+              const fs::path& out,
+              const finalize_options& o,
+              run_result& r) {
+  tidy_table tidy;
+  std::error_code ec;
+  if (o.reuse_tidy && fs::is_regular_file(out / "tidy.csv", ec)) {
+    tidy = read_tidy_csv(out / "tidy.csv");
+  } else {
+    tidy = merge_blocks(p, d, cells, out, o.include);
+    write_tidy_csv(tidy, out / "tidy.csv", o.tidy_wall_time);
+  }
+  r.counts.failed = 0;
+  for (const auto& row : tidy.rows)
+    if (row.status != "ok") ++r.counts.failed;
+  r.rates = write_analysis(tidy,
+                           p.figures,
+                           p.rates,
+                           out,
+                           make_analysis_options(p, o.figures),
+                           &r.figures_rendered,
+                           &r.figures_note);
+  r.figures_failed = o.figures && !p.figures.empty() && !r.figures_rendered;
+  count_rates(r);
+  r.report_path = out / "report.md";
+  r.status = r.counts.failed > 0 ? run_status::failed : run_status::completed;
+}
+
 }  // namespace detail
+
+namespace {
+
+using detail::cell_dir;
+using detail::read_text;
+
+json param_json(const param_value& v) {
+  return std::visit([](const auto& x) { return json(x); }, v);
+}
+
+void write_params_json(const fs::path& dir, const preset& p, const cell& c) {
+  json j;
+  j["cell_id"] = c.id;
+  j["slug"] = c.slug;
+  j["key"] = c.key;
+  j["experiment"] = p.name;
+  j["driver"] = p.driver;
+  json params = json::object();
+  for (const auto& [k, v] : c.params.values()) params[k] = param_json(v);
+  j["params"] = params;
+  const std::string text = j.dump(2) + "\n";
+  if (read_text(dir / "params.json") != text) write_file_atomic(dir / "params.json", text);
+}
+
+// ---- plan ---------------------------------------------------------------------------------
+
+/// What this process will do: the grid, its blocks, and the blocks left to compute.
+struct run_plan {
+  const driver* d = nullptr;
+  std::vector<cell> cells;
+  std::vector<block_ref> units;   ///< every block of the grid (plan_blocks)
+  bool sharded = false;           ///< --shard i/N with N > 1
+  bool partial = false;           ///< sharded or --only: no merge, no analysis
+  std::vector<std::size_t> mine;  ///< the blocks this process is responsible for
+  std::vector<std::size_t> todo;  ///< ... of which not (validly) cached
+  std::size_t reps_to_compute = 0;
+  fs::path out, own_dir;  ///< results directory; own_dir = out or out/shards/<i>-of-<N>
+  unsigned threads = 1;
+};
+
+/// Indices of the cells --only selects (all when it is empty); throws naming an unknown id.
+std::vector<bool> select_cells(const preset& p,
+                               const std::vector<cell>& cells,
+                               const std::vector<std::string>& only) {
+  std::vector<bool> selected(cells.size(), true);
+  if (only.empty()) return selected;
+  std::vector<bool> found(only.size(), false);
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    const auto it = std::find(only.begin(), only.end(), cells[c].id);
+    selected[c] = it != only.end();
+    if (selected[c]) found[static_cast<std::size_t>(it - only.begin())] = true;
+  }
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    if (!found[i]) {
+      throw std::invalid_argument("--only " + only[i] + ": no cell of '" + p.name +
+                                  "' has this id (see cells in manifest.json)");
+    }
+  }
+  return selected;
+}
+
+/// Everything that can reject the preset happens before anything is written.
+run_plan plan_run(const preset& p, const run_options& o) {
+  run_plan plan;
+  plan.d = find_driver(p.driver);
+  if (plan.d == nullptr) {
+    throw preset_error(p.path.string() + ": unknown driver '" + p.driver + "'");
+  }
+  plan.cells = expand_grid(p);  // validates every cell's parameters
+  plan.units = plan_blocks(p, plan.cells.size());
+  plan.sharded = o.shard_count > 1;
+  plan.partial = plan.sharded || !o.only_cells.empty();
+  const std::vector<bool> selected = select_cells(p, plan.cells, o.only_cells);
+  for (std::size_t k = 0; k < plan.units.size(); ++k) {
+    const block_ref& u = plan.units[k];
+    if (!selected[u.cell_index]) continue;
+    if (plan.sharded &&
+        shard_of(plan.cells[u.cell_index].id, u.first, o.shard_count) != o.shard_index) {
+      continue;
+    }
+    plan.mine.push_back(k);
+  }
+  plan.out = o.out_dir.empty() ? default_out_dir(p) : o.out_dir;
+  plan.own_dir = plan.sharded ? plan.out / shard_dir(o.shard_index, o.shard_count) : plan.out;
+  plan.threads = o.threads != 0 ? o.threads : std::thread::hardware_concurrency();
+  if (plan.threads == 0) plan.threads = 1;
+  return plan;
+}
+
+/// With the directory locked: params.json per touched cell, then the cache check. A block
+/// that fails verification is recomputed, with one warning line on stderr.
+void check_cache(const preset& p, const run_options& o, run_plan& plan, run_counts& counts) {
+  std::vector<bool> touched(plan.cells.size(), false);
+  for (const std::size_t k : plan.mine) touched[plan.units[k].cell_index] = true;
+  for (std::size_t c = 0; c < plan.cells.size(); ++c) {
+    if (!touched[c]) continue;
+    fs::create_directories(cell_dir(plan.out, plan.cells[c]));
+    write_params_json(cell_dir(plan.out, plan.cells[c]), p, plan.cells[c]);
+  }
+  for (const std::size_t k : plan.mine) {
+    const block_ref& u = plan.units[k];
+    const cell& c = plan.cells[u.cell_index];
+    bool cached = false;
+    if (!o.force) {
+      const detail::block_check chk = detail::inspect_block(plan.out, p, *plan.d, c, u);
+      cached = chk.state == detail::block_state::ok;
+      if (chk.state == detail::block_state::corrupt) {
+        ++counts.corrupt;
+        std::cerr << "dpx: warning: " << detail::block_file(plan.out, c, u, ".csv").string() << ": "
+                  << chk.reason << "; recomputing it\n";
+      }
+    }
+    if (cached) {
+      ++counts.cached;
+    } else {
+      plan.todo.push_back(k);
+      plan.reps_to_compute += u.last - u.first + 1;
+    }
+  }
+}
+
+// ---- execute ------------------------------------------------------------------------------
+
+/// Work source shared by the local pool and the remote executor. No lock is held around
+/// driver calls.
+class block_pool : public block_dispatcher {
+ public:
+  block_pool(const preset& p,
+             const run_plan& plan,
+             const run_options& o,
+             detail::progress_reporter& pr)
+      : p_(p), plan_(plan), options_(o), progress_(pr) {}
+
+  std::optional<std::size_t> take() override {
+    if (stop_requested()) return std::nullopt;
+    const std::size_t k = next_.fetch_add(1, std::memory_order_relaxed);
+    if (k >= plan_.todo.size()) return std::nullopt;
+    return plan_.todo[k];
+  }
+  void deliver(const block_payload& b) override {
+    if (b.block >= plan_.units.size()) throw std::runtime_error("remote block index out of range");
+    const block_ref& u = plan_.units[b.block];
+    detail::write_block(plan_.out, plan_.cells[u.cell_index], u, b);
+    progress_.block_done(b.reps, b.failed, b.wall_s);
+    std::lock_guard lock(mutex);
+    ++computed;
+    reps_computed += b.reps;
+    failed_computed += b.failed;
+    rep_wall += b.rep_wall_s;
+    max_block = std::max(max_block, b.wall_s);
+  }
+  void fail(const std::string& message) override {
+    set_fatal(std::make_exception_ptr(std::runtime_error(message)));
+  }
+  void set_fatal(std::exception_ptr e) {
+    std::lock_guard lock(mutex);
+    if (!fatal) fatal = std::move(e);
+    abort_.store(true);
+  }
+  /// Computes blocks until none is left (a local worker thread).
+  void work() {
+    try {
+      while (const auto k = take()) {
+        const block_ref& u = plan_.units[*k];
+        deliver(compute_block_payload(p_, *plan_.d, plan_.cells[u.cell_index], u, *k));
+      }
+    } catch (...) {
+      set_fatal(std::current_exception());
+    }
+  }
+
+  std::mutex mutex;  // guards the fields below
+  std::exception_ptr fatal;
+  std::size_t computed = 0, reps_computed = 0, failed_computed = 0;
+  double rep_wall = 0, max_block = 0;
+
+ private:
+  bool stop_requested() const {
+    return abort_.load(std::memory_order_relaxed) ||
+           (options_.stop != nullptr && options_.stop->load(std::memory_order_relaxed));
+  }
+  const preset& p_;
+  const run_plan& plan_;
+  const run_options& options_;
+  detail::progress_reporter& progress_;
+  std::atomic<std::size_t> next_{0};
+  std::atomic<bool> abort_{false};
+};
+
+/// Runs the pool's blocks on min(threads, todo) local threads while servicing the remote
+/// executor (if any) from this thread.
+void execute(block_pool& pool,
+             const run_plan& plan,
+             const run_options& o,
+             detail::progress_reporter& progress) {
+  const auto n_workers =
+      static_cast<unsigned>(std::min<std::size_t>(plan.threads, plan.todo.size()));
+  std::condition_variable cv;
+  unsigned finished = 0;  // guarded by pool.mutex
+  std::vector<std::thread> threads;
+  threads.reserve(n_workers);
+  for (unsigned i = 0; i < n_workers; ++i) {
+    threads.emplace_back([&] {
+      pool.work();
+      std::lock_guard lock(pool.mutex);
+      ++finished;
+      cv.notify_all();
+    });
+  }
+  {
+    bool remote_done = o.remote == nullptr;
+    std::unique_lock lock(pool.mutex);
+    while (finished < n_workers || !remote_done) {
+      if (remote_done) cv.wait_for(lock, std::chrono::milliseconds(100));
+      lock.unlock();
+      if (!remote_done) {
+        try {
+          remote_done = o.remote->poll(pool);
+        } catch (...) {
+          // The transport itself failed: stop local work and report it after the pool ends.
+          pool.set_fatal(std::current_exception());
+          remote_done = true;
+        }
+      }
+      progress.tick();
+      lock.lock();
+    }
+  }
+  for (auto& t : threads) t.join();
+  progress.compute_done();
+}
+
+}  // namespace
 
 using detail::count_rates;
 using detail::make_analysis_options;
-using detail::merge_blocks;
 
 run_result run_preset(const run_options& options) {
   options.validate();
@@ -355,198 +420,48 @@ run_result run_preset(const preset& p, const run_options& options) {
   const auto utc_start = std::chrono::system_clock::now();
   const double cpu_start = detail::process_cpu_seconds();
 
-  // Everything that can reject the preset happens before anything is written.
-  const driver* d = find_driver(p.driver);
-  if (d == nullptr) throw preset_error(p.path.string() + ": unknown driver '" + p.driver + "'");
-  const std::vector<cell> cells = expand_grid(p);
-  const std::vector<block_ref> units = plan_blocks(p, cells.size());
-  const bool sharded = options.shard_count > 1;
-  const bool partial = sharded || !options.only_cells.empty();
-  std::vector<bool> cell_selected(cells.size(), true);
-  if (!options.only_cells.empty()) {
-    std::vector<bool> found(options.only_cells.size(), false);
-    for (std::size_t c = 0; c < cells.size(); ++c) {
-      const auto it = std::find(options.only_cells.begin(), options.only_cells.end(), cells[c].id);
-      cell_selected[c] = it != options.only_cells.end();
-      if (cell_selected[c]) found[static_cast<std::size_t>(it - options.only_cells.begin())] = true;
-    }
-    for (std::size_t i = 0; i < found.size(); ++i) {
-      if (!found[i]) {
-        throw std::invalid_argument("--only " + options.only_cells[i] + ": no cell of '" + p.name +
-                                    "' has this id (see cells in manifest.json)");
-      }
-    }
-  }
-  // The blocks this process is responsible for (all of them unless sharded or filtered).
-  std::vector<std::size_t> mine;
-  for (std::size_t k = 0; k < units.size(); ++k) {
-    const block_ref& u = units[k];
-    if (!cell_selected[u.cell_index]) continue;
-    if (sharded &&
-        shard_of(cells[u.cell_index].id, u.first, options.shard_count) != options.shard_index) {
-      continue;
-    }
-    mine.push_back(k);
-  }
-
+  // 1. Plan.
+  run_plan plan = plan_run(p, options);
   run_result result;
   result.experiment = p.name;
-  result.out_dir = options.out_dir.empty() ? default_out_dir(p) : options.out_dir;
-  const fs::path& out = result.out_dir;
-  result.counts.cells = cells.size();
-  result.counts.replications = cells.size() * p.replications;
-  result.counts.blocks = mine.size();
+  result.out_dir = plan.out;
+  const fs::path& out = plan.out;
+  result.counts.cells = plan.cells.size();
+  result.counts.replications = plan.cells.size() * p.replications;
+  result.counts.blocks = plan.mine.size();
 
-  fs::create_directories(out);
-  const fs::path own_dir =
-      sharded ? out / shard_dir(options.shard_index, options.shard_count) : out;
-  fs::create_directories(own_dir);
-  {
-    std::vector<bool> touched(cells.size(), false);
-    for (const std::size_t k : mine) touched[units[k].cell_index] = true;
-    for (std::size_t c = 0; c < cells.size(); ++c) {
-      if (!touched[c]) continue;
-      fs::create_directories(cell_dir(out, cells[c]));
-      write_params_json(cell_dir(out, cells[c]), p, cells[c]);
-    }
-  }
+  // One writer per results directory (shards: one per shard, sharing the directory).
+  using lock_mode = detail::dir_lock::mode;
+  const detail::dir_lock dir_lock(out, plan.sharded ? lock_mode::shared : lock_mode::exclusive);
+  std::optional<detail::dir_lock> shard_lock;
+  if (plan.sharded) shard_lock.emplace(plan.own_dir, lock_mode::exclusive);
+  if (!plan.sharded) detail::remove_stale_temporaries(out);
+  check_cache(p, options, plan, result.counts);
 
-  // Cache check (main thread, before any work is handed out).
-  std::vector<std::size_t> todo;
-  std::size_t reps_to_compute = 0;
-  for (const std::size_t i : mine) {
-    const block_ref& u = units[i];
-    const bool cached = !options.force && detail::check_block(out, p, *d, cells[u.cell_index], u) ==
-                                              detail::block_state::ok;
-    if (cached) {
-      ++result.counts.cached;
-    } else {
-      todo.push_back(i);
-      reps_to_compute += u.last - u.first + 1;
-    }
-  }
-
-  unsigned threads = options.threads != 0 ? options.threads : std::thread::hardware_concurrency();
-  if (threads == 0) threads = 1;
-  const unsigned n_workers = static_cast<unsigned>(std::min<std::size_t>(threads, todo.size()));
-
+  // 2. Execute.
   detail::progress_reporter progress(p.name,
-                                     own_dir / "progress.json",
-                                     mine.size(),
+                                     plan.own_dir / "progress.json",
+                                     plan.mine.size(),
                                      result.counts.cached,
-                                     reps_to_compute,
-                                     threads,
+                                     plan.reps_to_compute,
+                                     plan.threads,
                                      options.quiet,
                                      options.progress_interval_s,
                                      detail::utc_iso(utc_start));
+  block_pool pool(p, plan, options, progress);
+  execute(pool, plan, options, progress);
+  result.counts.computed = pool.computed;
 
-  // Work source shared by the local pool and the remote executor. No lock is held around
-  // driver calls.
-  struct state : block_dispatcher {
-    const std::vector<std::size_t>* todo = nullptr;
-    const run_options* options = nullptr;
-    std::atomic<std::size_t> next{0};
-    std::atomic<bool> abort{false};
-    std::mutex mutex;  // guards the fields below
-    std::exception_ptr fatal;
-    std::size_t computed = 0, reps_computed = 0, failed_computed = 0;
-    double rep_wall = 0, max_block = 0;
-    std::function<void(const block_payload&)> write;
-    detail::progress_reporter* progress = nullptr;
-
-    bool stop_requested() const {
-      return abort.load(std::memory_order_relaxed) ||
-             (options->stop != nullptr && options->stop->load(std::memory_order_relaxed));
-    }
-    std::optional<std::size_t> take() override {
-      if (stop_requested()) return std::nullopt;
-      const std::size_t k = next.fetch_add(1, std::memory_order_relaxed);
-      if (k >= todo->size()) return std::nullopt;
-      return (*todo)[k];
-    }
-    void record(const block_payload& b) {
-      progress->block_done(b.reps, b.failed, b.wall_s);
-      std::lock_guard lock(mutex);
-      ++computed;
-      reps_computed += b.reps;
-      failed_computed += b.failed;
-      rep_wall += b.rep_wall_s;
-      max_block = std::max(max_block, b.wall_s);
-    }
-    void deliver(const block_payload& b) override {
-      write(b);
-      record(b);
-    }
-    void fail(const std::string& message) override {
-      std::lock_guard lock(mutex);
-      if (!fatal) fatal = std::make_exception_ptr(std::runtime_error(message));
-      abort.store(true);
-    }
-  } st;
-  st.todo = &todo;
-  st.options = &options;
-  st.progress = &progress;
-  st.write = [&](const block_payload& b) {
-    if (b.block >= units.size()) throw std::runtime_error("remote block index out of range");
-    write_block(out, cells[units[b.block].cell_index], units[b.block], b);
-  };
-
-  std::condition_variable cv;
-  unsigned finished = 0;  // guarded by st.mutex
-  auto worker = [&] {
-    try {
-      while (const auto k = st.take()) {
-        const block_ref& u = units[*k];
-        const block_payload b = compute_block_payload(p, *d, cells[u.cell_index], u, *k);
-        st.deliver(b);
-      }
-    } catch (...) {
-      std::lock_guard lock(st.mutex);
-      if (!st.fatal) st.fatal = std::current_exception();
-      st.abort.store(true);
-    }
-    std::lock_guard lock(st.mutex);
-    ++finished;
-    cv.notify_all();
-  };
-  std::vector<std::thread> pool;
-  pool.reserve(n_workers);
-  for (unsigned i = 0; i < n_workers; ++i) pool.emplace_back(worker);
-  {
-    bool remote_done = options.remote == nullptr;
-    std::unique_lock lock(st.mutex);
-    while (finished < n_workers || !remote_done) {
-      if (remote_done) cv.wait_for(lock, std::chrono::milliseconds(100));
-      lock.unlock();
-      if (!remote_done) {
-        try {
-          remote_done = options.remote->poll(st);
-        } catch (...) {
-          // The transport itself failed: stop local work and report it after the pool ends.
-          std::lock_guard g(st.mutex);
-          if (!st.fatal) st.fatal = std::current_exception();
-          st.abort.store(true);
-          remote_done = true;
-        }
-      }
-      progress.tick();
-      lock.lock();
-    }
-  }
-  for (auto& t : pool) t.join();
-  progress.compute_done();
-  result.counts.computed = st.computed;
-
-  const bool interrupted = !st.fatal && st.computed + result.counts.cached < mine.size();
+  const bool interrupted = !pool.fatal && pool.computed + result.counts.cached < plan.mine.size();
   detail::manifest_input mi;
   mi.p = &p;
-  mi.cells = &cells;
-  mi.drv = d;
-  mi.threads = threads;
+  mi.cells = &plan.cells;
+  mi.drv = plan.d;
+  mi.threads = plan.threads;
   mi.start_utc = detail::utc_iso(utc_start);
-  mi.replication_wall_s = st.rep_wall;
-  mi.replications_computed = st.reps_computed;
-  mi.max_block_s = st.max_block;
+  mi.replication_wall_s = pool.rep_wall;
+  mi.replications_computed = pool.reps_computed;
+  mi.max_block_s = pool.max_block;
   mi.shard_index = options.shard_index;
   mi.shard_count = options.shard_count;
   if (options.remote != nullptr) {
@@ -554,79 +469,64 @@ run_result run_preset(const preset& p, const run_options& options) {
     for (const auto& [k, v] : options.remote->stats()) r[k] = v;
     mi.remote_json = r.dump();
   }
-  auto write_manifest = [&] {
+  // The manifest of this process (own_dir/manifest.json) plus its copy in manifests/; a
+  // filtered (--only) run records history only, never replacing the full results' manifest.
+  auto write_manifest = [&](bool history_only) {
     mi.end_utc = detail::utc_iso(std::chrono::system_clock::now());
     mi.wall_s = std::chrono::duration<double>(clock::now() - wall_start).count();
     mi.cpu_s = detail::process_cpu_seconds() - cpu_start;
     mi.counts = result.counts;
+    mi.status = result.status;
     const std::string text = detail::manifest_json(mi);
-    write_file_atomic(own_dir / "manifest.json", text);
+    if (!history_only) write_file_atomic(plan.own_dir / "manifest.json", text);
     fs::create_directories(out / "manifests");
     std::string stem = detail::utc_compact(utc_start);
-    if (sharded) {
+    if (plan.sharded) {
       stem += "-shard-" + std::to_string(options.shard_index) + "-of-" +
               std::to_string(options.shard_count);
+    } else if (history_only) {
+      stem += "-only";
     }
     write_file_atomic(out / "manifests" / (stem + ".json"), text);
+    result.wall_s = mi.wall_s;
   };
 
-  if (st.fatal || interrupted || partial) {
-    result.status = st.fatal                 ? run_status::failed
-                    : interrupted            ? run_status::interrupted
-                    : st.failed_computed > 0 ? run_status::failed
-                                             : run_status::completed;
-    result.counts.failed = st.failed_computed;
-    mi.status = result.status;
-    if (st.fatal) {
+  if (pool.fatal || interrupted || plan.partial) {
+    result.status = pool.fatal                 ? run_status::failed
+                    : interrupted              ? run_status::interrupted
+                    : pool.failed_computed > 0 ? run_status::failed
+                                               : run_status::completed;
+    result.counts.failed = pool.failed_computed;
+    if (pool.fatal) {
       try {
-        std::rethrow_exception(st.fatal);
+        std::rethrow_exception(pool.fatal);
       } catch (const std::exception& e) {
-        mi.error = one_line(e.what());
+        mi.error = detail::one_line(e.what());
       } catch (...) {
         mi.error = "a driver threw a non-standard exception";
       }
     }
     progress.finish(to_string(result.status));
-    if (!options.only_cells.empty() && !sharded) {
-      // A filtered run must not replace the manifest of the full results: history only.
-      fs::create_directories(out / "manifests");
-      mi.end_utc = detail::utc_iso(std::chrono::system_clock::now());
-      mi.wall_s = std::chrono::duration<double>(clock::now() - wall_start).count();
-      mi.cpu_s = detail::process_cpu_seconds() - cpu_start;
-      mi.counts = result.counts;
-      write_file_atomic(out / "manifests" / (detail::utc_compact(utc_start) + "-only.json"),
-                        detail::manifest_json(mi));
-    } else {
-      write_manifest();
+    try {
+      write_manifest(!options.only_cells.empty() && !plan.sharded);
+    } catch (const std::exception&) {
+      // E.g. the disk that stopped the run is still full: report the first error.
+      if (!pool.fatal) throw;
     }
-    result.wall_s = mi.wall_s;
-    if (st.fatal) std::rethrow_exception(st.fatal);
+    if (pool.fatal) std::rethrow_exception(pool.fatal);
     return result;
   }
 
-  // Merge, analyse, record.
-  const tidy_table tidy = merge_blocks(p, *d, cells, out);
-  for (const auto& row : tidy.rows)
-    if (row.status != "ok") ++result.counts.failed;
-  write_tidy_csv(tidy, out / "tidy.csv", options.tidy_wall_time);
-  result.rates = write_analysis(tidy,
-                                p.figures,
-                                p.rates,
-                                out,
-                                make_analysis_options(p, options.figures),
-                                &result.figures_rendered,
-                                &result.figures_note);
-  result.figures_failed = options.figures && !p.figures.empty() && !result.figures_rendered;
-  count_rates(result);
-  result.report_path = out / "report.md";
-  result.status = result.counts.failed > 0 ? run_status::failed : run_status::completed;
-  mi.status = result.status;
+  // 3. Finalize: merge, analyse, record.
+  detail::finalize_options fo;
+  fo.figures = options.figures;
+  fo.tidy_wall_time = options.tidy_wall_time;
+  detail::finalize(p, *plan.d, plan.cells, out, fo, result);
   mi.rates = &result.rates;
   mi.rates_checked = result.rates_checked;
   mi.rates_passed = result.rates_passed;
   progress.finish(to_string(result.status));
-  write_manifest();
-  result.wall_s = mi.wall_s;
+  write_manifest(false);
   return result;
 }
 
@@ -648,6 +548,7 @@ run_result report_preset(const report_options& options) {
   }
   const preset p = quick ? load_preset(path, true) : probe;
   const driver* d = find_driver(p.driver);
+  if (d == nullptr) throw preset_error(p.path.string() + ": unknown driver '" + p.driver + "'");
   const std::vector<cell> cells = expand_grid(p);
 
   std::error_code ec;
@@ -655,6 +556,7 @@ run_result report_preset(const report_options& options) {
     throw std::invalid_argument("no results for '" + p.name + "' in " + out.string() +
                                 " (run it first)");
   }
+  const detail::dir_lock lock(out, detail::dir_lock::mode::exclusive);
   run_result result;
   result.experiment = p.name;
   result.out_dir = out;
@@ -662,26 +564,10 @@ run_result report_preset(const report_options& options) {
   result.counts.replications = cells.size() * p.replications;
   result.counts.blocks = plan_blocks(p, cells.size()).size();
   result.counts.cached = result.counts.blocks;
-  tidy_table tidy;
-  if (fs::is_regular_file(out / "tidy.csv", ec)) {
-    tidy = read_tidy_csv(out / "tidy.csv");
-  } else {
-    tidy = merge_blocks(p, *d, cells, out);
-    write_tidy_csv(tidy, out / "tidy.csv", false);
-  }
-  for (const auto& row : tidy.rows)
-    if (row.status != "ok") ++result.counts.failed;
-  result.rates = write_analysis(tidy,
-                                p.figures,
-                                p.rates,
-                                out,
-                                make_analysis_options(p, options.figures),
-                                &result.figures_rendered,
-                                &result.figures_note);
-  result.figures_failed = options.figures && !p.figures.empty() && !result.figures_rendered;
-  count_rates(result);
-  result.report_path = out / "report.md";
-  result.status = result.counts.failed > 0 ? run_status::failed : run_status::completed;
+  detail::finalize_options fo;
+  fo.figures = options.figures;
+  fo.reuse_tidy = true;
+  detail::finalize(p, *d, cells, out, fo, result);
   return result;
 }
 

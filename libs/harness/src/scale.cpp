@@ -8,6 +8,7 @@
 #include <chrono>
 #include <ctime>
 #include <iomanip>
+#include <iostream>
 #include <regex>
 #include <sstream>
 
@@ -101,21 +102,27 @@ collect_result collect_preset(const collect_options& options) {
   const std::vector<cell> cells = expand_grid(p);
   const std::vector<block_ref> plan = plan_blocks(p, cells.size());
 
+  const detail::dir_lock lock(out, detail::dir_lock::mode::exclusive);
+  detail::remove_stale_temporaries(out);
   collect_result cr;
   std::vector<bool> present(plan.size(), false);
   for (std::size_t k = 0; k < plan.size(); ++k) {
     const block_ref& b = plan[k];
-    const auto s = detail::check_block(out, p, *d, cells[b.cell_index], b);
-    present[k] = s == detail::block_state::ok || s == detail::block_state::has_failures;
+    const cell& c = cells[b.cell_index];
+    const detail::block_check chk = detail::inspect_block(out, p, *d, c, b);
+    present[k] =
+        chk.state == detail::block_state::ok || chk.state == detail::block_state::has_failures;
+    if (chk.state == detail::block_state::corrupt) {
+      ++cr.run.counts.corrupt;
+      std::cerr << "dpx: warning: " << detail::block_file(out, c, b, ".csv").string() << ": "
+                << chk.reason << "; left out (rerun its shard to recompute it)\n";
+    }
     if (present[k]) {
       ++cr.blocks_present;
     } else {
       ++cr.blocks_missing;
-      if (cr.first_missing.empty()) {
-        cr.first_missing =
-            (detail::cell_dir(out, cells[b.cell_index]) / (block_stem(b.first, b.last) + ".csv"))
-                .string();
-      }
+      if (cr.first_missing.empty())
+        cr.first_missing = detail::block_file(out, c, b, ".csv").string();
     }
   }
   if (cr.blocks_present == 0) {
@@ -131,24 +138,12 @@ collect_result collect_preset(const collect_options& options) {
   r.counts.replications = cells.size() * p.replications;
   r.counts.blocks = plan.size();
   r.counts.cached = cr.blocks_present;
-  const tidy_table tidy = detail::merge_blocks(p, *d, cells, out, &present);
-  for (const auto& row : tidy.rows)
-    if (row.status != "ok") ++r.counts.failed;
-  write_tidy_csv(tidy, out / "tidy.csv", false);
-  r.rates = write_analysis(tidy,
-                           p.figures,
-                           p.rates,
-                           out,
-                           detail::make_analysis_options(p, options.figures),
-                           &r.figures_rendered,
-                           &r.figures_note);
-  r.figures_failed = options.figures && !p.figures.empty() && !r.figures_rendered;
-  detail::count_rates(r);
-  r.report_path = out / "report.md";
+  detail::finalize_options fo;
+  fo.figures = options.figures;
+  fo.include = &present;
+  detail::finalize(p, *d, cells, out, fo, r);
   const bool complete = cr.blocks_missing == 0;
-  r.status = !complete             ? run_status::interrupted
-             : r.counts.failed > 0 ? run_status::failed
-                                   : run_status::completed;
+  if (!complete) r.status = run_status::interrupted;
 
   // Shard manifests of this grid's shard count(s), summarised.
   json shards = json::array();

@@ -65,12 +65,28 @@ struct cell_context {
 /// One row of metrics, in a fixed order (the first row's order defines the columns).
 using metrics = std::vector<std::pair<std::string, double>>;
 
+/// Check of one parameter value: throws std::invalid_argument saying what is wrong (the
+/// caller adds the cell and the parameter name). Built by the helpers below.
+using param_check = std::function<void(const param_value&)>;
+
 /// Declared parameter of a driver (for validation and defaults).
 struct param_decl {
   std::string name;
   std::string description;
   std::optional<param_value> default_value;  ///< nullopt = required
+  /// Optional value check, run for every cell when the grid is expanded (before any
+  /// replication). Independently of it, a parameter with a default must have the default's
+  /// type (an integer default accepts integral numbers, a double default any number).
+  param_check check = {};
 };
+
+/// Value checks for param_decl::check. Each accepts integers and doubles where numbers are
+/// meant and rejects NaN.
+param_check integer_at_least(std::int64_t lo);         ///< integral number >= lo
+param_check positive();                                ///< number > 0 and finite
+param_check non_negative();                            ///< number >= 0 and finite
+param_check open_unit_interval();                      ///< number in (0, 1)
+param_check one_of(std::vector<std::string> allowed);  ///< string among allowed
 
 struct driver {
   std::string name;
@@ -80,7 +96,15 @@ struct driver {
   std::vector<std::string> data_keys;     ///< parameters that define the data (CRN key)
   std::vector<std::string> metric_names;  ///< the metrics run() returns, in order
   std::function<metrics(const cell_context&)> run;
+  /// Optional whole-cell check (relations between parameters, or parsing the driver's own
+  /// configuration without running it). Throws std::invalid_argument naming the parameter.
+  std::function<void(const param_map&)> validate = {};
 };
+
+/// Validates one cell's parameters against the driver, before anything runs: every declared
+/// parameter's default type and check, then driver.validate. Throws std::invalid_argument
+/// "<parameter>: <problem>" for the first problem (expand_grid adds the cell).
+void validate_params(const driver& d, const param_map& params);
 
 /// Global driver registry (filled by static registration in the dpx tool and tests).
 void register_driver(driver d);

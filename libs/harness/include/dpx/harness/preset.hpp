@@ -9,6 +9,7 @@
 /// fill driver defaults. A cell is identified by a hash of its fully resolved parameters, never
 /// by its position, so ids survive reordering the preset and adding grid values.
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -84,9 +85,17 @@ preset load_preset(const std::filesystem::path& path, bool quick = false);
 /// Same, from text (path is used for messages only).
 preset parse_preset(const std::string& text, const std::filesystem::path& path, bool quick = false);
 
+/// Most cells a grid may have (the product of its axes, before de-duplication): a larger grid
+/// is a typo (e.g. points = 100000000), rejected before it is built.
+inline constexpr std::size_t max_grid_cells = 1'000'000;
+/// Most points of one geometric/linear range.
+inline constexpr std::int64_t max_range_points = 100'000;
+
 /// Expands the grid into cells (see the file comment for the order). Duplicate cells (same
-/// key) are kept once, at their first position. Throws preset_error if a cell lacks a required
-/// parameter or the grid is empty.
+/// key) are kept once, at their first position. Validates every cell's parameters with
+/// validate_params (driver.hpp) before returning. Throws preset_error naming the cell and the
+/// parameter if a value is invalid, if a cell lacks a required parameter, if the grid has
+/// more than max_grid_cells cells or if it is empty.
 std::vector<cell> expand_grid(const preset& p);
 
 /// Builds the cell for one resolved parameter set (used by expand_grid; exposed for tests).

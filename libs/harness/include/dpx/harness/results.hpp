@@ -56,6 +56,8 @@ std::string format_tidy_csv(const tidy_table& t, bool include_wall_time = false)
 /// Reads a tidy.csv written by write_tidy_csv; throws std::invalid_argument with the line on
 /// malformed input.
 tidy_table read_tidy_csv(const std::filesystem::path& path);
+/// Parses tidy.csv text (what read_tidy_csv does with a file's bytes); name is used in errors.
+tidy_table parse_tidy_csv(const std::string& text, const std::string& name);
 
 /// Atomic whole-file write: content goes to "<path>.tmp.<pid>.<n>" in the same directory,
 /// is flushed, then renamed over path. A crash or interrupt never leaves a partial file.

@@ -66,6 +66,9 @@ struct run_counts {
   std::size_t blocks = 0;        ///< replication blocks in the grid
   std::size_t cached = 0;        ///< blocks reused from the cache
   std::size_t computed = 0;      ///< blocks computed (and saved) by this run
+  std::size_t corrupt = 0;       ///< cached blocks that failed verification (content hash,
+                                 ///< cell, range or rows) and were recomputed (or, by
+                                 ///< collect, left out), each with a warning on stderr
   std::size_t failed = 0;        ///< failed replications (rows with status "failed") in tidy.csv
 };
 
@@ -101,8 +104,16 @@ int single_threaded_blas() noexcept;
 std::filesystem::path default_out_dir(const preset& p);
 
 /// Runs a preset (loads it with find_preset + load_preset; nothing is written if it is
-/// rejected). Blocks whose file and matching cache key exist are reused unless force; blocks
-/// containing failed replications are always recomputed. Per-replication std::exceptions
+/// rejected, including when a cell's parameters are invalid: expand_grid validates them).
+/// A cached block is reused unless force only when it verifies: its sidecar names this cell
+/// and replication range with the expected cache key, the CSV bytes match the SHA-256 the
+/// sidecar records, and every row is a replication of this cell in that range; a block that
+/// fails is recomputed with a one-line warning on stderr (counts.corrupt). Blocks containing
+/// failed replications are always recomputed. The results directory is locked for the run
+/// (flock on <out>/.dpx.lock: exclusive, or shared by the shards of a sharded run, each also
+/// locking its shard directory); a conflicting run throws std::invalid_argument at once
+/// instead of waiting. An unsharded run first removes temporary files (*.tmp.<pid>.<n>) left
+/// by interrupted runs. Per-replication std::exceptions
 /// become rows with status "failed" (the run continues, status failed); any other exception
 /// thrown by a driver aborts the run after in-flight blocks are saved and is rethrown.
 run_result run_preset(const run_options& options);
@@ -119,7 +130,8 @@ struct report_options {
 
 /// Recomputes summaries, rates, tables, figures and report.md from existing results without
 /// running any replication: reads tidy.csv, or merges the block files of the grid when
-/// tidy.csv is absent (throws std::invalid_argument naming the first missing block).
+/// tidy.csv is absent (throws std::invalid_argument naming the first missing or corrupt
+/// block). Holds the results directory's exclusive lock.
 run_result report_preset(const report_options& options);
 
 /// Installs SIGINT/SIGTERM handlers for its lifetime. The first signal sets flag() (pass it as

@@ -1,0 +1,73 @@
+// Results-directory locks and the removal of temporary files left by interrupted runs
+// (docs/presets.md, "Concurrent runs").
+//
+// flock(2) locks belong to the open file description, so they are released when the process
+// exits for any reason (including SIGKILL): a lock is never stale. A full run, `report` and
+// `collect` hold an exclusive lock of the results directory; the shards of a sharded run hold
+// it shared (they write disjoint blocks) plus an exclusive lock of their own shards/<i>-of-<N>/.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <regex>
+#include <stdexcept>
+#include <system_error>
+
+#include "internal.hpp"
+
+namespace dpx::harness::detail {
+
+namespace fs = std::filesystem;
+
+dir_lock::dir_lock(const fs::path& dir, mode m) {
+  fs::create_directories(dir);
+  const fs::path path = dir / ".dpx.lock";
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    throw std::system_error(
+        errno, std::generic_category(), "cannot open the lock file " + path.string());
+  }
+  const int op = (m == mode::exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB;
+  int rc;
+  do {
+    rc = ::flock(fd_, op);
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0) {
+    const int err = errno;
+    ::close(fd_);
+    fd_ = -1;
+    if (err == EWOULDBLOCK) {
+      throw std::invalid_argument(
+          "results directory " + dir.string() + " is being written by another dpx process (lock " +
+          path.string() + "); wait for it to finish or choose another --out");
+    }
+    throw std::system_error(err, std::generic_category(), "cannot lock " + path.string());
+  }
+}
+
+dir_lock::~dir_lock() {
+  if (fd_ >= 0) ::close(fd_);  // releases the lock
+}
+
+std::size_t remove_stale_temporaries(const fs::path& dir) {
+  // write_file_atomic's names: "<target>.tmp.<pid>.<counter>".
+  static const std::regex temp_name(R"(.+\.tmp\.[0-9]+\.[0-9]+)");
+  std::size_t removed = 0;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return 0;
+  std::vector<fs::path> doomed;
+  for (auto it = fs::recursive_directory_iterator(dir, ec);
+       !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it->is_regular_file(ec) && std::regex_match(it->path().filename().string(), temp_name)) {
+      doomed.push_back(it->path());
+    }
+  }
+  for (const auto& p : doomed)
+    if (fs::remove(p, ec)) ++removed;
+  return removed;
+}
+
+}  // namespace dpx::harness::detail
