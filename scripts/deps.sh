@@ -15,6 +15,9 @@ DPX_PACKAGES=(
 # CI never need these.
 DPX_MPI_PACKAGES=(libopenmpi-dev openmpi-bin)
 
+# Optional: a real single-node Slurm cluster for `scripts/test.sh --slurm` (not part of CI).
+DPX_SLURM_PACKAGES=(slurmctld slurmd slurm-client munge)
+
 dpx_missing_packages() {
   local missing=() p
   for p in "$@"; do

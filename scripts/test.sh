@@ -4,6 +4,9 @@
 #   scripts/test.sh --sanitize   the same suite under AddressSanitizer + UBSan (asan preset)
 #   scripts/test.sh --mpi        installs OpenMPI, builds the mpi preset (build/mpi: dpx and the
 #                                integration tests) and runs the mpirun tests (not part of CI)
+#   scripts/test.sh --slurm      installs Slurm + munge, starts a one-node cluster on this machine
+#                                and runs a dpx job array through it with one task killed and
+#                                resubmitted (scripts/slurm_test.sh; root; ~15 s; not part of CI)
 # Installs missing Debian packages first (as root) or prints the apt-get line and exits 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +18,8 @@ for arg in "$@"; do
   case "$arg" in
     --sanitize) preset=asan ;;
     --mpi) preset=mpi ;;
-    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    --slurm) preset=slurm ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) echo "scripts/test.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -28,6 +32,13 @@ if [ "$preset" = mpi ]; then
   cmake --build --preset mpi -j "$jobs" --target dpx integration_tests
   echo "dpx: build (mpi) took $(($(date +%s) - start)) s" >&2
   ctest --preset mpi
+  exit 0
+fi
+if [ "$preset" = slurm ]; then
+  dpx_ensure_packages "${DPX_SLURM_PACKAGES[@]}"
+  cmake --preset release >/dev/null
+  cmake --build --preset release -j "$jobs" --target dpx
+  scripts/slurm_test.sh build/release/bin/dpx
   exit 0
 fi
 dpx_ensure_packages
