@@ -93,14 +93,23 @@ harness::driver make_driver() {
       "Epsilon against steps under basic/advanced/KOV/RDP/zCDP/PLD accounting, and the noise "
       "reduction of tight calibration over ISTDP's published Theorem 3.3";
   d.params = {
-      {"task", "\"account\" or \"calibrate\"", harness::param_value{std::string("account")}},
-      {"mechanism", "gaussian | subsampled_gaussian | laplace", std::nullopt},
+      {"task",
+       "\"account\" or \"calibrate\"",
+       harness::param_value{std::string("account")},
+       harness::one_of({"account", "calibrate"})},
+      {"mechanism",
+       "gaussian | subsampled_gaussian | laplace",
+       std::nullopt,
+       harness::one_of({"gaussian", "subsampled_gaussian", "laplace"})},
       {"method", "basic | advanced | kov | rdp | zcdp | pld (calibrate: rdp | pld)", std::nullopt},
-      {"steps", "number of releases T (>= 1)", std::nullopt},
-      {"noise", "Gaussian sigma/Delta2 or Laplace b/Delta1 (account)", harness::param_value{10.0}},
+      {"steps", "number of releases T (>= 1)", std::nullopt, harness::integer_at_least(1)},
+      {"noise",
+       "Gaussian sigma/Delta2 or Laplace b/Delta1 (account)",
+       harness::param_value{10.0},
+       harness::positive()},
       {"sampling_rate", "Poisson rate q (subsampled_gaussian)", harness::param_value{0.01}},
-      {"delta", "delta in (0, 1)", harness::param_value{1e-5}},
-      {"epsilon", "target epsilon (calibrate)", harness::param_value{1.0}},
+      {"delta", "delta in (0, 1)", harness::param_value{1e-5}, harness::open_unit_interval()},
+      {"epsilon", "target epsilon (calibrate)", harness::param_value{1.0}, harness::positive()},
   };
   d.data_keys = {};
   d.metric_names = {

@@ -118,16 +118,19 @@ harness::driver make_driver() {
   d.version = "2";
   d.description = "ISTDP as published: F(theta^T) - F* against T for fixed sigma, vs Thm 3.4";
   d.params = {
-      {"n", "rows", harness::param_value{std::int64_t{1000}}},
-      {"d", "features", harness::param_value{std::int64_t{50}}},
-      {"k", "nonzeros of the truth", harness::param_value{std::int64_t{5}}},
+      {"n", "rows", harness::param_value{std::int64_t{1000}}, harness::integer_at_least(1)},
+      {"d", "features", harness::param_value{std::int64_t{50}}, harness::integer_at_least(1)},
+      {"k",
+       "nonzeros of the truth",
+       harness::param_value{std::int64_t{5}},
+       harness::integer_at_least(1)},
       {"rho", "Toeplitz feature correlation", harness::param_value{0.5}},
-      {"lambda", "MCP lambda", harness::param_value{0.01}},
+      {"lambda", "MCP lambda", harness::param_value{0.01}, harness::positive()},
       {"gamma", "MCP gamma", harness::param_value{3.0}},
       {"alpha_min", "ISTDP alpha_min", harness::param_value{0.01}},
       {"alpha_max", "ISTDP alpha_max", harness::param_value{100.0}},
-      {"sigma", "gradient noise sd (fixed; 0 = nonprivate)", std::nullopt},
-      {"iterations", "T of Algorithm 1", std::nullopt},
+      {"sigma", "gradient noise sd (fixed; 0 = nonprivate)", std::nullopt, harness::non_negative()},
+      {"iterations", "T of Algorithm 1", std::nullopt, harness::integer_at_least(1)},
   };
   d.data_keys = {"n", "d", "k", "rho"};
   d.metric_names = {"gap",

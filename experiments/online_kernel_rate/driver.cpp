@@ -175,10 +175,10 @@ harness::driver make_driver() {
   d.description =
       "DP online kernel regression (seed 004): RKHS and L2 error against t, per-query Laplace";
   d.params = {
-      {"t", "number of online steps (>= 1)", std::nullopt},
+      {"t", "number of online steps (>= 1)", std::nullopt, harness::integer_at_least(1)},
       {"theta", "step exponent in (1/2, 1)", std::nullopt},
       {"epsilon", "per-query epsilon (> 0; inf = nonprivate)", std::nullopt},
-      {"bandwidth", "Gaussian kernel bandwidth", harness::param_value{0.2}},
+      {"bandwidth", "Gaussian kernel bandwidth", harness::param_value{0.2}, harness::positive()},
       {"noise",
        "response noise half-width a (y = f + U(-a, a)), <= 0.25",
        harness::param_value{0.2}},

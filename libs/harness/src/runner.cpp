@@ -6,12 +6,10 @@
 //              run, report and collect (scale.cpp).
 #include "dpx/harness/runner.hpp"
 
-#include <unistd.h>
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <condition_variable>
-#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <fstream>
@@ -570,43 +568,5 @@ run_result report_preset(const report_options& options) {
   detail::finalize(p, *d, cells, out, fo, result);
   return result;
 }
-
-// ---- signals ------------------------------------------------------------------------------
-
-namespace {
-std::atomic<bool> g_stop{false};
-volatile std::sig_atomic_t g_signals = 0;
-struct sigaction g_old_int {
-}, g_old_term{};
-
-extern "C" void on_signal(int) {
-  g_signals = g_signals + 1;
-  if (g_signals >= 2) _exit(130);
-  g_stop.store(true);
-  static const char msg[] =
-      "\ndpx: interrupted: finishing the blocks in flight (press Ctrl-C again to exit now)\n";
-  const ssize_t rc = write(STDERR_FILENO, msg, sizeof msg - 1);
-  (void)rc;
-}
-static_assert(std::atomic<bool>::is_always_lock_free);
-}  // namespace
-
-interrupt_guard::interrupt_guard() {
-  g_stop.store(false);
-  g_signals = 0;
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0;
-  sigaction(SIGINT, &sa, &g_old_int);
-  sigaction(SIGTERM, &sa, &g_old_term);
-}
-
-interrupt_guard::~interrupt_guard() {
-  sigaction(SIGINT, &g_old_int, nullptr);
-  sigaction(SIGTERM, &g_old_term, nullptr);
-}
-
-const std::atomic<bool>& interrupt_guard::flag() const noexcept { return g_stop; }
 
 }  // namespace dpx::harness
