@@ -8,11 +8,16 @@
 //   observed on disk, every block on disk then is reused by the next run, and the final
 //   tidy.csv equals an undisturbed run's;
 // - a second `dpx run` into a directory being written exits 2 with one line naming the lock;
+// - the CLI recomputes corrupt blocks with one warning line each (an edited metric, a truncated
+//   block) and removes stale temporary files, so `--resume` gives the untouched tidy.csv (on
+//   f180f52 the edited metric was merged silently and the truncated block left resume stuck);
+// - `points = 100000000` in a preset exits 2 at once (on f180f52 validation spun);
 // - an invalid value in a real driver's preset (private_mean) exits 2 naming the cell and the
 //   parameter, before any replication and without creating the results directory.
 #include <gtest/gtest.h>
 #include <sys/mount.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -202,6 +207,57 @@ TEST_F(Faults, SecondRunIntoABusyDirectoryExits2) {
   const auto m = nlohmann::json::parse(slurp(dir_ / "busy" / "manifest.json"));
   EXPECT_EQ(m["counts"]["computed"].get<std::size_t>(), 16u);
   EXPECT_EQ(count_files(dir_ / "busy" / "manifests", ".json", ".json"), 1u);
+}
+
+TEST_F(Faults, CorruptBlocksAreRecomputedAndTemporariesRemoved) {
+  const auto first =
+      dpx({"run", "synthetic_rate", "--quick", "--out", "c", "--quiet", "--no-figures"});
+  ASSERT_EQ(first.code, 0) << first.err;
+  const std::string tidy = slurp(dir_ / "c" / "tidy.csv");
+  std::vector<fs::path> cells;
+  for (const auto& e : fs::directory_iterator(dir_ / "c" / "cells")) cells.push_back(e.path());
+  std::sort(cells.begin(), cells.end());
+  ASSERT_GE(cells.size(), 2u);
+  // Edit one metric digit of the first data row of cell 0's block.
+  const fs::path edited = cells[0] / "reps_000000-000019.csv";
+  std::string text = slurp(edited);
+  const std::size_t last_comma = text.find(",ok,", text.find('\n'));
+  ASSERT_NE(last_comma, std::string::npos);
+  std::size_t pos = text.rfind(',', text.rfind(',', last_comma - 1) - 1) + 1;  // y
+  text[pos] = text[pos] == '1' ? '2' : '1';
+  std::ofstream(edited, std::ios::binary | std::ios::trunc) << text;
+  // Truncate cell 1's block.
+  const fs::path cut = cells[1] / "reps_000000-000019.csv";
+  const std::string whole = slurp(cut);
+  std::ofstream(cut, std::ios::binary | std::ios::trunc) << whole.substr(0, whole.size() / 3);
+  const fs::path temp = cells[0] / "reps_000000-000019.csv.tmp.4242.0";
+  std::ofstream(temp) << "partial";
+
+  const auto resumed = dpx(
+      {"run", "synthetic_rate", "--quick", "--resume", "--out", "c", "--quiet", "--no-figures"});
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_EQ(std::count(resumed.err.begin(), resumed.err.end(), '\n'), 2) << resumed.err;
+  EXPECT_NE(resumed.err.find((edited.parent_path().filename() / edited.filename()).string()),
+            std::string::npos)
+      << resumed.err;
+  EXPECT_NE(resumed.err.find((cut.parent_path().filename() / cut.filename()).string()),
+            std::string::npos)
+      << resumed.err;
+  EXPECT_EQ(slurp(dir_ / "c" / "tidy.csv"), tidy);
+  EXPECT_FALSE(fs::exists(temp));
+  const auto m = nlohmann::json::parse(slurp(dir_ / "c" / "manifest.json"));
+  EXPECT_EQ(m["counts"]["computed"].get<std::size_t>(), 2u);
+}
+
+TEST_F(Faults, HugeRangeExits2AtOnce) {
+  const fs::path p = dir_ / "huge.toml";
+  std::ofstream(p) << "[experiment]\nname = \"huge\"\ndriver = \"synthetic_power_law\"\n"
+                      "base_seed = 1\nreplications = 2\n[grid]\n"
+                      "n = { geometric = [1, 1000000], points = 100000000, integer = true }\n";
+  const auto r = dpx({"run", p.string(), "--out", "huge", "--quiet"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("points must be between 1 and 100000"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "huge"));
 }
 
 TEST_F(Faults, InvalidPresetValueExits2BeforeAnyReplication) {
