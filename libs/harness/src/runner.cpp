@@ -396,9 +396,6 @@ void execute(block_pool& pool,
 
 }  // namespace
 
-using detail::count_rates;
-using detail::make_analysis_options;
-
 run_result run_preset(const run_options& options) {
   options.validate();
   const preset p = load_preset(find_preset(options.preset), options.quick);
