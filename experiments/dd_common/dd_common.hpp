@@ -38,13 +38,23 @@ inline double cell_epsilon(const harness::param_map& p, double n) {
 inline std::vector<harness::param_decl> budget_params(std::optional<harness::param_value> epsilon,
                                                       bool with_delta_rule = true) {
   std::vector<harness::param_decl> v = {
-      {"epsilon", "epsilon (fixed), or the constant c of c/sqrt(n) or c n^-omega", epsilon},
-      {"eps_scaling", "fixed | inv_sqrt_n | power", harness::param_value{std::string("fixed")}},
-      {"omega", "exponent of eps = c n^-omega (eps_scaling = power)", harness::param_value{0.0}}};
+      {"epsilon",
+       "epsilon (fixed), or the constant c of c/sqrt(n) or c n^-omega",
+       epsilon,
+       harness::positive()},
+      {"eps_scaling",
+       "fixed | inv_sqrt_n | power",
+       harness::param_value{std::string("fixed")},
+       harness::one_of({"fixed", "inv_sqrt_n", "power"})},
+      {"omega",
+       "exponent of eps = c n^-omega (eps_scaling = power)",
+       harness::param_value{0.0},
+       harness::non_negative()}};
   if (with_delta_rule)
     v.push_back({"delta_rule",
                  "n2 (delta = 1/n^2, S1) | n (1/n)",
-                 harness::param_value{std::string("n2")}});
+                 harness::param_value{std::string("n2")},
+                 harness::one_of({"n2", "n"})});
   return v;
 }
 
