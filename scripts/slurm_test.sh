@@ -122,7 +122,7 @@ for _ in $(seq 600); do
   sleep 0.05
 done
 [ "$killed" = 1 ] || fail "task $victim finished before it could be killed (make the demo slower)"
-echo "slurm_test: killed task ${jid}_${victim} after $d of $n blocks" >&2
+echo "slurm_test: sent SIGKILL to task ${jid}_${victim} when $d of its $n blocks were done" >&2
 wait_jobs() {
   for _ in $(seq 1200); do
     [ -z "$(squeue -h -j "$1" 2>/dev/null)" ] && return 0
@@ -150,6 +150,6 @@ cid=$(sbatch --parsable --wrap "bash $t/work/job.sh --collect") || fail "collect
 wait_jobs "$cid"
 cmp -s "$t/work/results/tidy.csv" "$t/work/single/tidy.csv" ||
   fail "collected tidy.csv differs from the single-process run"
-echo "slurm_test: OK: 3-task array with task $victim killed after $saved blocks and resubmitted" \
+echo "slurm_test: OK: 3-task array, task $victim killed with $saved of $n blocks on disk and resubmitted" \
   "(reused $cached, computed $computed); collected tidy.csv byte-identical to the" \
   "single-process run; $(($(date +%s) - start)) s" >&2
