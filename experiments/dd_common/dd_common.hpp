@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// Helpers shared by the dependent-data experiment drivers (experiments/dd_*; spec
-/// shared/spec/dependent-data.md §8–§9). Header-only; included by each dd_* driver.cpp.
+/// docs/theory/dependent-data.md §8–§9). Header-only; included by each dd_* driver.cpp.
 
 #include <cmath>
 #include <cstddef>
@@ -22,8 +22,9 @@
 namespace dpx::experiments::dd {
 
 /// Privacy budget of a cell: ε = epsilon (eps_scaling = "fixed") or ε = epsilon/√n
-/// ("inv_sqrt_n": S1 Fig 1's c/√n with c = epsilon; spec §10.4 runs c = 1 and c = 3) or
-/// ε = epsilon·n^{−omega} ("power", design D2).
+/// ("inv_sqrt_n": Roth & Avella-Medina 2025 Fig 1's c/√n with c = epsilon;
+/// docs/theory/dependent-data.md §10 item 4 runs c = 1 and c = 3) or ε = epsilon·n^{−omega}
+/// ("power", design D2).
 inline double cell_epsilon(const harness::param_map& p, double n) {
   const std::string s = p.get_string("eps_scaling");
   const double e = p.get_double("epsilon");
@@ -43,12 +44,13 @@ inline std::vector<harness::param_decl> budget_params(std::optional<harness::par
       {"omega", "exponent of eps = c n^-omega (eps_scaling = power)", harness::param_value{0.0}}};
   if (with_delta_rule)
     v.push_back({"delta_rule",
-                 "n2 (delta = 1/n^2, S1) | n (1/n)",
+                 "n2 (delta = 1/n^2, Roth & Avella-Medina 2025) | n (1/n)",
                  harness::param_value{std::string("n2")}});
   return v;
 }
 
-/// δ of a cell: "n2" → 1/n² (S1 §7.1), "n" → 1/n, otherwise the number given.
+/// δ of a cell: "n2" → 1/n² (Roth & Avella-Medina 2025 §7.1), "n" → 1/n, otherwise the number
+/// given.
 inline double cell_delta(const harness::param_map& p, double n) {
   const std::string s = p.get_string("delta_rule");
   if (s == "n2") return 1.0 / (n * n);
@@ -75,7 +77,9 @@ struct design_info {
 };
 
 /// The registered model and its parameters behind a design name (throws naming `design`).
-inline data::param_values design_params(const std::string& design, std::size_t n, double phi,
+inline data::param_values design_params(const std::string& design,
+                                        std::size_t n,
+                                        double phi,
                                         double mu) {
   struct row {
     const char* design;
