@@ -11,7 +11,7 @@
 
 #include "dpx/core/error.hpp"
 #include "dpx/core/rng.hpp"
-#include "dpx/data/registry.hpp"
+#include "dpx/data/data.hpp"  // the umbrella header includes the registry
 
 namespace {
 
