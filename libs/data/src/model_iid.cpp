@@ -30,18 +30,8 @@ model_entry iid_gaussian_model() {
       },
       [](const iid_gaussian_options& o) { return description{}.add("mu", o.mu).add("sd", o.sd); });
   m.vector = [](const param_values& p, std::size_t n) -> std::shared_ptr<const gaussian_vector> {
-    struct iid_vector final : gaussian_vector {
-      iid_gaussian md;
-      std::size_t n;
-      iid_vector(iid_gaussian_options o, std::size_t size) : md(o), n(size) {}
-      std::size_t size() const noexcept override { return n; }
-      void sample_into(std::span<double> out, rng::philox4x32& g) const override {
-        md.sample_into(out, g);
-      }
-      double log_sobolev() const override { return md.log_sobolev(n); }
-      double mean_variance_constant() const override { return md.mean_variance_constant(n); }
-    };
-    return std::make_shared<iid_vector>(iid_gaussian_options{p.real("mu"), p.real("sd")}, n);
+    return std::make_shared<sized_gaussian_vector<iid_gaussian>>(
+        iid_gaussian(iid_gaussian_options{p.real("mu"), p.real("sd")}), n);
   };
   return m;
 }

@@ -115,18 +115,8 @@ model_entry equicorrelated_model() {
     return series_realization(md, std::move(par), std::move(t), n, g);
   };
   m.vector = [](const param_values& p, std::size_t n) -> std::shared_ptr<const gaussian_vector> {
-    struct equi_vector final : gaussian_vector {
-      equicorrelated md;
-      std::size_t n;
-      equi_vector(equicorrelated_options o, std::size_t size) : md(o), n(size) {}
-      std::size_t size() const noexcept override { return n; }
-      void sample_into(std::span<double> out, rng::philox4x32& g) const override {
-        md.sample_into(out, g);
-      }
-      double log_sobolev() const override { return md.log_sobolev(n); }
-      double mean_variance_constant() const override { return md.mean_variance_constant(n); }
-    };
-    return std::make_shared<equi_vector>(equicorrelated_of(p), n);
+    return std::make_shared<sized_gaussian_vector<equicorrelated>>(
+        equicorrelated(equicorrelated_of(p)), n);
   };
   return m;
 }

@@ -89,6 +89,21 @@ std::vector<double> within_user_lags(std::size_t times, F value) {
   return ac;
 }
 
+/// A Gaussian vector of length n from a model M with sample_into(out, g), log_sobolev(n) and
+/// mean_variance_constant(n) (iid_gaussian, equicorrelated).
+template <class M>
+struct sized_gaussian_vector final : gaussian_vector {
+  sized_gaussian_vector(M model, std::size_t size) : md(std::move(model)), n(size) {}
+  M md;
+  std::size_t n;
+  std::size_t size() const noexcept override { return n; }
+  void sample_into(std::span<double> out, rng::philox4x32& g) const override {
+    md.sample_into(out, g);
+  }
+  double log_sobolev() const override { return md.log_sobolev(n); }
+  double mean_variance_constant() const override { return md.mean_variance_constant(n); }
+};
+
 /// A scalar series model M with sample(n, g): its realization (theory given by the caller).
 template <class M>
 realization series_realization(
