@@ -4,5 +4,6 @@
 /// vocabulary and stable hashes (docs/architecture.md).
 #include "dpx/core/error.hpp"
 #include "dpx/core/hash.hpp"
+#include "dpx/core/normal.hpp"
 #include "dpx/core/privacy.hpp"
 #include "dpx/core/rng.hpp"
