@@ -1,7 +1,7 @@
 #pragma once
 /// \file
 /// Helpers shared by the dependent-data experiment drivers (experiments/dd_*; spec
-/// shared/spec/dependent-data.md §8–§9). Header-only; included by each dd_* driver.cpp.
+/// docs/theory/dependent-data.md §8–§9). Header-only; included by each dd_* driver.cpp.
 
 #include <cmath>
 #include <cstddef>
@@ -10,20 +10,21 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "dpx/core/error.hpp"
 #include "dpx/core/rng.hpp"
-#include "dpx/data/stationary.hpp"
-#include "dpx/data/variates.hpp"
+#include "dpx/data/registry.hpp"
 #include "dpx/harness/driver.hpp"
 
 namespace dpx::experiments::dd {
 
 /// Privacy budget of a cell: ε = epsilon (eps_scaling = "fixed") or ε = epsilon/√n
-/// ("inv_sqrt_n": S1 Fig 1's c/√n with c = epsilon; spec §10.4 runs c = 1 and c = 3) or
-/// ε = epsilon·n^{−omega} ("power", design D2).
+/// ("inv_sqrt_n": Roth & Avella-Medina 2025 Fig 1's c/√n with c = epsilon;
+/// docs/theory/dependent-data.md §10 item 4 runs c = 1 and c = 3) or ε = epsilon·n^{−omega}
+/// ("power", design D2).
 inline double cell_epsilon(const harness::param_map& p, double n) {
   const std::string s = p.get_string("eps_scaling");
   const double e = p.get_double("epsilon");
@@ -52,13 +53,14 @@ inline std::vector<harness::param_decl> budget_params(std::optional<harness::par
        harness::non_negative()}};
   if (with_delta_rule)
     v.push_back({"delta_rule",
-                 "n2 (delta = 1/n^2, S1) | n (1/n)",
+                 "n2 (delta = 1/n^2, Roth & Avella-Medina 2025) | n (1/n)",
                  harness::param_value{std::string("n2")},
                  harness::one_of({"n2", "n"})});
   return v;
 }
 
-/// δ of a cell: "n2" → 1/n² (S1 §7.1), "n" → 1/n, otherwise the number given.
+/// δ of a cell: "n2" → 1/n² (Roth & Avella-Medina 2025 §7.1), "n" → 1/n, otherwise the number
+/// given.
 inline double cell_delta(const harness::param_map& p, double n) {
   const std::string s = p.get_string("delta_rule");
   if (s == "n2") return 1.0 / (n * n);
@@ -72,14 +74,44 @@ inline double mean_of(std::span<const double> x) {
   return ((s[0] + s[1]) + (s[2] + s[3])) / static_cast<double>(x.size());
 }
 
-/// Item-level Gaussian designs of S1 §7.1.3 / spec §9.2 D3 with unit marginal variance:
-/// "iid", "ar1" (Toeplitz phi^{|i−j|}, circulant embedding), "equi" (correlation c),
-/// "equi_inv_n" (c = 1/(n−1): λ_max = 2), "fgn" (Hurst H = phi). Returns X ~ N(mu 1, Σ) and
-/// fills the three constants of spec §8 (λ_max, marginal ρ_i = 1, n·Var(X̄)).
+/// Item-level Gaussian designs of the dependent-data paper's simulations (docs/theory/
+/// dependent-data.md, "Designs") with unit marginal variance, each a registered dpx::data model
+/// (dpx/data/registry.hpp) with one parameter set from the preset's `phi`:
+/// "iid" (iid_gaussian), "ar1" (toeplitz, rho = phi: correlation phi^{|i−j|}, circulant
+/// embedding), "equi" (equicorrelated, correlation = phi), "equi_inv_n" (equicorrelated,
+/// correlation 1/(n−1): λ_max = 2), "fgn" (fgn, hurst = phi). Returns X ~ N(mu 1, Σ) and fills
+/// the two constants of the theory (λ_max, n·Var(X̄)); the marginal ρ_i is 1.
 struct design_info {
   double lambda_max = 1.0;     ///< ρ_joint = λ_max(Σ)
   double mean_variance = 1.0;  ///< n·Var(X̄) = 1ᵀΣ1/n
 };
+
+/// The registered model and its parameters behind a design name (throws naming `design`).
+inline data::param_values design_params(const std::string& design,
+                                        std::size_t n,
+                                        double phi,
+                                        double mu) {
+  struct row {
+    const char* design;
+    const char* model;
+    const char* parameter;  // set to phi; nullptr: none
+  };
+  static constexpr row table[] = {{"iid", "iid_gaussian", nullptr},
+                                  {"ar1", "toeplitz", "rho"},
+                                  {"equi", "equicorrelated", "correlation"},
+                                  {"equi_inv_n", "equicorrelated", nullptr},
+                                  {"fgn", "fgn", "hurst"}};
+  for (const auto& r : table) {
+    if (design != r.design) continue;
+    data::param_values p(data::find_model(r.model));
+    p.set("mu", mu);
+    if (r.parameter) p.set(r.parameter, phi);
+    if (design == "equi_inv_n")
+      p.set("correlation", n > 1 ? 1.0 / static_cast<double>(n - 1) : 0.0);
+    return p;
+  }
+  core::throw_invalid("dd driver", "design", design, "must be iid, ar1, equi, equi_inv_n or fgn");
+}
 
 inline std::vector<double> gaussian_design(const std::string& design,
                                            std::size_t n,
@@ -87,55 +119,24 @@ inline std::vector<double> gaussian_design(const std::string& design,
                                            double mu,
                                            rng::philox4x32& g,
                                            design_info* info) {
-  std::vector<double> x(n);
-  design_info di;
-  if (design == "iid") {
-    data::fill_standard_normal(g, std::span<double>(x));
-    for (double& v : x) v += mu;
-  } else if (design == "ar1") {
-    // Samplers are cached per thread and (n, phi): the circulant embedding and λ_max are
-    // computed once, not per replication (sample_into is const).
-    thread_local std::map<std::pair<std::size_t, double>, std::shared_ptr<data::toeplitz>> cache;
-    auto& t = cache[{n, phi}];
-    if (!t) t = std::make_shared<data::toeplitz>(n, data::toeplitz_options{phi, 1.0, 0.0});
-    t->sampler().sample_into(std::span<double>(x), g);
-    for (double& v : x) v += mu;
-    if (info) {
-      thread_local std::map<std::pair<std::size_t, double>, design_info> infos;
-      auto it = infos.find({n, phi});
-      if (it == infos.end())
-        it = infos
-                 .emplace(std::make_pair(n, phi),
-                          design_info{t->log_sobolev(), t->mean_variance_constant()})
-                 .first;
-      di = it->second;
-    }
-  } else if (design == "equi" || design == "equi_inv_n") {
-    const double c = design == "equi" ? phi : (n > 1 ? 1.0 / static_cast<double>(n - 1) : 0.0);
-    data::equicorrelated e({c, 1.0, mu});
-    e.sample_into(std::span<double>(x), g);
-    di.lambda_max = e.log_sobolev(n);
-    di.mean_variance = e.mean_variance_constant(n);
-  } else if (design == "fgn") {
-    thread_local std::map<std::pair<std::size_t, double>, std::shared_ptr<data::fgn>> cache;
-    auto& f = cache[{n, phi}];
-    if (!f) f = std::make_shared<data::fgn>(n, data::fgn_options{phi, 1.0, 0.0});
-    f->sampler().sample_into(std::span<double>(x), g);
-    for (double& v : x) v += mu;
-    if (info) {
-      thread_local std::map<std::pair<std::size_t, double>, design_info> infos;
-      auto it = infos.find({n, phi});
-      if (it == infos.end())
-        it = infos
-                 .emplace(std::make_pair(n, phi),
-                          design_info{f->log_sobolev(), f->mean_variance_constant()})
-                 .first;
-      di = it->second;
-    }
-  } else {
-    core::throw_invalid("dd driver", "design", design, "must be iid, ar1, equi, equi_inv_n or fgn");
+  // A design's sampler (circulant embedding, λ_max) is built once per thread and (design, n,
+  // phi, mu), not per replication; its constants are computed on first request.
+  struct cached {
+    std::shared_ptr<const data::gaussian_vector> v;
+    std::optional<design_info> info;
+  };
+  thread_local std::map<std::tuple<std::string, std::size_t, double, double>, cached> cache;
+  auto& c = cache[{design, n, phi, mu}];
+  if (!c.v) {
+    const auto p = design_params(design, n, phi, mu);
+    c.v = p.model().vector(p, n);
   }
-  if (info) *info = di;
+  std::vector<double> x(n);
+  c.v->sample_into(std::span<double>(x), g);
+  if (info) {
+    if (!c.info) c.info = design_info{c.v->log_sobolev(), c.v->mean_variance_constant()};
+    *info = *c.info;
+  }
   return x;
 }
 

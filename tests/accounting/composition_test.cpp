@@ -15,35 +15,13 @@
 #include <cmath>
 #include <vector>
 
+#include "brute_force.hpp"
 #include "dpx/accounting/composition.hpp"
 
 namespace acc = dpx::accounting;
 namespace core = dpx::core;
 
-namespace {
-/// Hockey-stick divergence of the k-fold product of (P, Q) by enumeration of all outputs.
-double brute_force_delta(const std::vector<double>& p,
-                         const std::vector<double>& q,
-                         int k,
-                         double eps) {
-  const std::size_t m = p.size();
-  std::size_t total = 1;
-  for (int i = 0; i < k; ++i) total *= m;
-  long double d = 0;
-  for (std::size_t code = 0; code < total; ++code) {
-    long double pp = 1, qq = 1;
-    std::size_t c = code;
-    for (int i = 0; i < k; ++i) {
-      pp *= p[c % m];
-      qq *= q[c % m];
-      c /= m;
-    }
-    const long double v = pp - std::exp(static_cast<long double>(eps)) * qq;
-    if (v > 0) d += v;
-  }
-  return static_cast<double>(d);
-}
-}  // namespace
+using dpx::accounting::testing::brute_force_delta;
 
 TEST(BasicComposition, ClosedFormAndInverse) {
   auto r = acc::basic_composition(0.1, 1e-6, 10);

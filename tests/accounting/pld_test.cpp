@@ -19,6 +19,7 @@
 #include <cmath>
 #include <vector>
 
+#include "brute_force.hpp"
 #include "dpx/accounting/composition.hpp"
 #include "dpx/accounting/gaussian.hpp"
 #include "dpx/accounting/pld.hpp"
@@ -27,29 +28,7 @@
 namespace acc = dpx::accounting;
 namespace core = dpx::core;
 
-namespace {
-double brute_force_delta(const std::vector<double>& p,
-                         const std::vector<double>& q,
-                         int k,
-                         double eps) {
-  const std::size_t m = p.size();
-  std::size_t total = 1;
-  for (int i = 0; i < k; ++i) total *= m;
-  long double d = 0;
-  for (std::size_t code = 0; code < total; ++code) {
-    long double pp = 1, qq = 1;
-    std::size_t c = code;
-    for (int i = 0; i < k; ++i) {
-      pp *= p[c % m];
-      qq *= q[c % m];
-      c /= m;
-    }
-    const long double v = pp - std::exp(static_cast<long double>(eps)) * qq;
-    if (v > 0) d += v;
-  }
-  return static_cast<double>(d);
-}
-}  // namespace
+using dpx::accounting::testing::brute_force_delta;
 
 TEST(Pld, GaussianCompositionMatchesAnalytic) {
   for (double s : {0.8, 2.0, 5.0}) {

@@ -166,7 +166,8 @@ TEST(Precision, LanczosAr1MatchesTridiagonalInverse) {
   };
   const double scale = 1 - phi * phi;
   const double lmax = scale / eig(0), lmin = scale / eig(n - 1);
-  // Interlacing with the symbol: (1−φ)/(1+φ) < λ < (1+φ)/(1−φ) = 39; spec §8 table: ≈ 39.0.
+  // Interlacing with the symbol: (1−φ)/(1+φ) < λ < (1+φ)/(1−φ) = 39; docs/theory/dependent-data.md
+  // §8 table: ≈ 39.0.
   ASSERT_GT(lmax, 38.9);
   ASSERT_LT(lmax, 39.0);
   ASSERT_GT(lmin, (1 - phi) / (1 + phi));

@@ -6,7 +6,7 @@
 //   whose spectral density peaks inside (0, π) at n = 400; at n = 1e5 it is within 1e-8 of
 //   the closed-form limit 2π sup f in < 500 steps;
 // * AR(1) with unit marginal variance, φ = 0.95: λ_max ≈ 38.9 at n = 1000 and ≈ 39.0 at n = 5000
-//   (spec dependent-data.md §8 table), below the limit (1+φ)/(1−φ) = 39, increasing in n;
+//   (docs/theory/dependent-data.md §8 table), below the limit (1+φ)/(1−φ) = 39, increasing in n;
 // * model log_sobolev equals brute-force λ_max (ar1, arma, toeplitz, fgn, equicorrelated, var1,
 //   random_effects, longitudinal, nonparametric) for small n;
 // * mean_variance_constant equals 1ᵀΣ1/n; next_fast_fft_size is 7-smooth and minimal.

@@ -1,5 +1,5 @@
-// var1::coordinate_log_sobolev (spec §2.2 Assumption 2.8(a): max_j λ_max(Cov(X_{·j}))) against
-// independent dense eigenvalues:
+// var1::coordinate_log_sobolev (docs/theory/dependent-data.md §2.2 Assumption 2.8(a): max_j
+// λ_max(Cov(X_{·j}))) against independent dense eigenvalues:
 // - a diagonal VAR(1) is d independent AR(1) series: coordinate j's covariance is the explicit
 //   Toeplitz matrix σ_j²/(1 − a_j²) a_j^{|s−t|}, built here entry by entry;
 // - a coupled VAR(1): the n×n block of coordinate j taken out of the full nd×nd covariance;

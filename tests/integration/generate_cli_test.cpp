@@ -277,4 +277,44 @@ TEST_F(DpxGenerate, BadParametersExitTwoNamingThem) {
   expect_usage_error({"toeplitz", "--rho", "0.5", "--n", "0"}, {"--n"});
 }
 
+// Issue 17: a negative or overflowing --n is a usage error naming --n (was
+// std::bad_array_new_length, exit 1); an empty --out is an error (was: stdout); a scale whose
+// draws overflow is refused before anything is written (was: every value inf, exit 0); empty and
+// negative values of every other flag are refused.
+TEST_F(DpxGenerate, HostileValuesExitTwoNamingTheFlag) {
+  expect_usage_error({"ar1", "--n", "-1"}, {"--n"});
+  expect_usage_error({"ar1", "--n", "99999999999999999999"}, {"--n"});
+  expect_usage_error({"ar1", "--n", "10000000000"}, {"--n"});
+  expect_usage_error({"ar1", "--n", ""}, {"--n"});
+  expect_usage_error({"ar1", "--n", "10", "--out", ""}, {"--out"});
+  expect_usage_error({"ar1", "--n", "10", "--seed", "-1"}, {"--seed"});
+  expect_usage_error({"ar1", "--n", "10", "--seed", ""}, {"--seed"});
+  expect_usage_error({"ar1", "--n", "10", "--innovation-sd", "1e308"}, {"--innovation-sd"});
+  expect_usage_error({"ar1", "--n", "10", "--phi", ""}, {"--phi"});
+  expect_usage_error({"arp", "--n", "10", "--phi", ","}, {"--phi"});
+  expect_usage_error({"block_toeplitz", "--n", "10", "--times", "-3"}, {"--times"});
+  EXPECT_FALSE(fs::exists(dir_ / "x.csv"));
+  expect_usage_error({"ar1", "--n", "10", "--mu", "inf", "--out", (dir_ / "x.csv").string()},
+                     {"--mu"});
+  EXPECT_FALSE(fs::exists(dir_ / "x.csv"));
+}
+
+// Issue 21: `generate --help` lists every model's parameters with defaults and ranges (phi's
+// default 0.5 is visible), `generate MODEL --help` that model's only.
+TEST_F(DpxGenerate, HelpListsParametersDefaultsAndRanges) {
+  const auto all = run({"--help"});
+  EXPECT_EQ(all.code, 0) << all.err;
+  for (const char* needle : {"iid_gaussian:",
+                             "sparse_logistic:",
+                             "--phi (default 0.5; (-1, 1))",
+                             "--hurst (default 0.75; (0, 1))",
+                             "--sigma-e (default <identity"})
+    EXPECT_NE(all.out.find(needle), std::string::npos) << needle << "\n" << all.out;
+  const auto one = run({"ar1", "--help"});
+  EXPECT_EQ(one.code, 0) << one.err;
+  EXPECT_NE(one.out.find("Parameters of model ar1"), std::string::npos) << one.out;
+  EXPECT_NE(one.out.find("--innovation-sd (default 1; (0, 1e+150])"), std::string::npos) << one.out;
+  EXPECT_EQ(one.out.find("--hurst"), std::string::npos) << one.out;
+}
+
 }  // namespace

@@ -38,6 +38,13 @@ interval_rule interval_rule::custom(double bin_half_width, double radius) {
 }
 
 void interval_rule::validate(const char* function) const {
+  // The default rule {0, 0} is "not set": the rule is a required public input (its τ comes
+  // from the data's public concentration bound), so there is no default to fall back on.
+  if (bin_half_width == 0.0 && radius == 0.0)
+    core::throw_invalid(function,
+                        "rule",
+                        0.0,
+                        "is required: set interval_rule::paper(tau), sharper(tau, tau') or custom");
   core::check_positive(function, "bin_half_width", bin_half_width);
   core::check_positive(function, "radius", radius);
 }

@@ -10,6 +10,31 @@
 
 namespace dpx::losses {
 
+namespace {
+// y = alpha · X v (transpose = false: the n margins) or y = alpha · Xᵀ v (transpose = true: a
+// d-vector, the gradient from per-example weights v) for the row-major n×d design x.
+void design_gemv(const double* x,
+                 std::size_t rows,
+                 std::size_t cols,
+                 bool transpose,
+                 double alpha,
+                 const double* v,
+                 double* y) {
+  cblas_dgemv(CblasRowMajor,
+              transpose ? CblasTrans : CblasNoTrans,
+              static_cast<int>(rows),
+              static_cast<int>(cols),
+              alpha,
+              x,
+              static_cast<int>(cols),
+              v,
+              1,
+              0.0,
+              y,
+              1);
+}
+}  // namespace
+
 void dataset_view::validate(const char* function) const {
   core::check_at_least(function, "rows", static_cast<long long>(rows), 1);
   core::check_at_least(function, "cols", static_cast<long long>(cols), 1);
@@ -145,18 +170,7 @@ double glm_loss::derivative_bound() const noexcept {
 
 void glm_loss::margins(std::span<const double> theta) const {
   core::check_size("losses::glm_loss", "theta", theta.size(), data_.cols);
-  cblas_dgemv(CblasRowMajor,
-              CblasNoTrans,
-              static_cast<int>(data_.rows),
-              static_cast<int>(data_.cols),
-              1.0,
-              data_.x.data(),
-              static_cast<int>(data_.cols),
-              theta.data(),
-              1,
-              0.0,
-              z_.data(),
-              1);
+  design_gemv(data_.x.data(), data_.rows, data_.cols, false, 1.0, theta.data(), z_.data());
 }
 
 double glm_loss::value(std::span<const double> theta) const {
@@ -175,18 +189,7 @@ double glm_loss::value_and_gradient(std::span<const double> theta, std::span<dou
     r_[i] = f_prime(z_[i], labels_[i]);
   }
   const double inv_n = 1.0 / static_cast<double>(data_.rows);
-  cblas_dgemv(CblasRowMajor,
-              CblasTrans,
-              static_cast<int>(data_.rows),
-              static_cast<int>(data_.cols),
-              inv_n,
-              data_.x.data(),
-              static_cast<int>(data_.cols),
-              r_.data(),
-              1,
-              0.0,
-              grad.data(),
-              1);
+  design_gemv(data_.x.data(), data_.rows, data_.cols, true, inv_n, r_.data(), grad.data());
   return s * inv_n;
 }
 
@@ -220,18 +223,7 @@ double glm_loss::clipped_gradient(std::span<const double> theta,
     r_[i] = g * c;
   }
   const double inv_n = 1.0 / static_cast<double>(data_.rows);
-  cblas_dgemv(CblasRowMajor,
-              CblasTrans,
-              static_cast<int>(data_.rows),
-              static_cast<int>(data_.cols),
-              inv_n,
-              data_.x.data(),
-              static_cast<int>(data_.cols),
-              r_.data(),
-              1,
-              0.0,
-              grad.data(),
-              1);
+  design_gemv(data_.x.data(), data_.rows, data_.cols, true, inv_n, r_.data(), grad.data());
   return static_cast<double>(clipped) * inv_n;
 }
 
@@ -284,10 +276,8 @@ double gram_lambda_max(const dataset_view& data, double tol, int max_iterations)
       w(data.cols);
   double lambda = 0;
   for (int it = 0; it < max_iterations; ++it) {
-    cblas_dgemv(
-        CblasRowMajor, CblasNoTrans, n, d, 1.0, data.x.data(), d, v.data(), 1, 0.0, xv.data(), 1);
-    cblas_dgemv(
-        CblasRowMajor, CblasTrans, n, d, 1.0 / n, data.x.data(), d, xv.data(), 1, 0.0, w.data(), 1);
+    design_gemv(data.x.data(), data.rows, data.cols, false, 1.0, v.data(), xv.data());
+    design_gemv(data.x.data(), data.rows, data.cols, true, 1.0 / n, xv.data(), w.data());
     const double norm = cblas_dnrm2(d, w.data(), 1);
     if (norm == 0) return 0.0;
     const double prev = lambda;

@@ -7,7 +7,7 @@
 /// Σ_{j=1}^q θ_j e_{t−j}, e_t i.i.d. N(0, σ_e²). Stationarity (causality) requires
 /// φ(z) = 1 − Σ φ_i z^i ≠ 0 for |z| ≤ 1. Theory methods describe the stationary process; samples
 /// start exactly in the stationary law, so there is no burn-in bias.
-/// Log-Sobolev constants follow spec dependent-data.md §8: ρ_joint = λ_max(Γ_n) with Γ_n the
+/// Log-Sobolev constants follow docs/theory/dependent-data.md §8: ρ_joint = λ_max(Γ_n) with Γ_n the
 /// n×n Toeplitz autocovariance matrix, ρ_i = γ(0), and the n-free bound 2π sup_λ f(λ).
 
 #include <cmath>
@@ -67,7 +67,8 @@ class ar1 {
   double spectral_density(double lambda) const noexcept;
   /// λ_max of the n×n covariance (spectral.hpp: dense syevd or Lanczos).
   double log_sobolev(std::size_t n) const;
-  /// n-free bound 2π sup f = σ_e²/(1−|φ|)² = γ(0)(1+|φ|)/(1−|φ|) (spec §8).
+  /// n-free bound 2π sup f = σ_e²/(1−|φ|)² = γ(0)(1+|φ|)/(1−|φ|) (docs/theory/dependent-data.md
+  /// §8).
   double log_sobolev_bound() const noexcept;
   double marginal_log_sobolev() const noexcept { return variance(); }
   /// n·Var(X̄) = 1ᵀΓ_n1/n.
@@ -138,7 +139,7 @@ class arma {
   double spectral_density(double lambda) const noexcept;
   double log_sobolev(std::size_t n) const;
   /// 2π sup_λ f(λ) (grid of 2^14 frequencies refined by golden-section search): the n-free
-  /// upper bound on log_sobolev(n) (spec §8).
+  /// upper bound on log_sobolev(n) (docs/theory/dependent-data.md §8).
   double log_sobolev_bound() const;
   double marginal_log_sobolev() const noexcept { return variance(); }
   double mean_variance_constant(std::size_t n) const;

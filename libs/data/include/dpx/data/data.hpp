@@ -7,6 +7,7 @@
 #include "dpx/data/iid.hpp"
 #include "dpx/data/nonparametric.hpp"
 #include "dpx/data/panel.hpp"
+#include "dpx/data/registry.hpp"
 #include "dpx/data/spectral.hpp"
 #include "dpx/data/stationary.hpp"
 #include "dpx/data/user_models.hpp"

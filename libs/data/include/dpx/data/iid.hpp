@@ -2,13 +2,13 @@
 /// \file
 /// Baseline i.i.d. generators: Gaussian, Student t (heavy tails), uniform and beta (bounded).
 ///
-/// Theory conventions shared by every dpx::data model (spec dependent-data.md §2, §8):
+/// Theory conventions shared by every dpx::data model (docs/theory/dependent-data.md §2, §8):
 /// * `log_sobolev(n)`: the log-Sobolev constant ρ of the law of the whole generated vector
-///   (X_1..X_n), in the normalisation Ent(f²) ≤ 2ρ E‖∇f‖² [S1 Def 2.5]. For Gaussian vectors it is
-///   λ_max(Σ) [S1 Ex. A.2]. +∞ when no log-Sobolev inequality holds (heavy tails), NaN when dpx
-///   does not know the constant.
+///   (X_1..X_n), in the normalisation Ent(f²) ≤ 2ρ E‖∇f‖² [Roth & Avella-Medina 2025 Def 2.5]. For
+///   Gaussian vectors it is λ_max(Σ) [Roth & Avella-Medina 2025 Ex. A.2]. +∞ when no log-Sobolev
+///   inequality holds (heavy tails), NaN when dpx does not know the constant.
 /// * `marginal_log_sobolev()`: the per-observation constant ρ_i that the radius τ uses
-///   [S1 Rem 3.5]; for Gaussians Var(X_i).
+///   [Roth & Avella-Medina 2025 Rem 3.5]; for Gaussians Var(X_i).
 /// * `mean_variance_constant(n)`: n·Var(X̄) = 1ᵀΣ1/n, the exact statistical constant.
 
 #include <cmath>
@@ -83,7 +83,8 @@ struct iid_student_t_options {
 };
 
 /// Heavy-tailed baseline. The t law has polynomial tails, so it satisfies no log-Sobolev
-/// inequality (LSI implies Gaussian concentration, S1 Thm 2.6): log_sobolev = +∞.
+/// inequality (LSI implies Gaussian concentration, Roth & Avella-Medina 2025 Thm 2.6): log_sobolev
+/// = +∞.
 class iid_student_t {
  public:
   explicit iid_student_t(iid_student_t_options o);
@@ -173,8 +174,8 @@ struct iid_beta_options {
 
 /// Bounded baseline. dpx does not know the exact log-Sobolev constant of Beta(a, b) unless
 /// a = b = 1 (uniform, 1/π²): log_sobolev is NaN otherwise. The per-observation constant is the
-/// Hoeffding sub-Gaussian variance proxy 1/4 of a [0,1]-valued variable (S1 §3 uses
-/// sub-Gaussian constants for τ) — 1/π² when a = b = 1.
+/// Hoeffding sub-Gaussian variance proxy 1/4 of a [0,1]-valued variable (Roth & Avella-Medina 2025
+/// §3 uses sub-Gaussian constants for τ) — 1/π² when a = b = 1.
 class iid_beta {
  public:
   explicit iid_beta(iid_beta_options o);

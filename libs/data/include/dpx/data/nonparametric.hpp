@@ -1,9 +1,9 @@
 #pragma once
 /// \file
-/// Fixed-design nonparametric regression with correlated errors (S1 Def 4.7; spec
-/// dependent-data.md §4.4 and §8 item 4): x_i = i/n (i = 0..n−1), Y_i = f(x_i) + ε_i with
-/// ε ~ N(0, Σ_n), Σ_n = σ² φ^{|i−j|} (stationary AR(1) noise), and f from a family of Lipschitz
-/// test functions with known L_f and ‖f‖_∞.
+/// Fixed-design nonparametric regression with correlated errors (Roth & Avella-Medina 2025 Def 4.7;
+/// docs/theory/dependent-data.md §4.4 and §8 item 4): x_i = i/n (i = 0..n−1), Y_i = f(x_i) + ε_i
+/// with ε ~ N(0, Σ_n), Σ_n = σ² φ^{|i−j|} (stationary AR(1) noise), and f from a family of
+/// Lipschitz test functions with known L_f and ‖f‖_∞.
 
 #include <cstddef>
 #include <span>

@@ -2,8 +2,8 @@
 /// \file
 /// Panel data: n users × T time points × d coordinates, row-major (user, time, coordinate).
 /// User u's block X_u ∈ R^{T×d} is contiguous, which is what user-level estimators consume
-/// (spec dependent-data.md §4.1: a user-level record is the whole block). Deliberately free of
-/// xtensor so that estimators can include it cheaply.
+/// (docs/theory/dependent-data.md §4.1: a user-level record is the whole block). Deliberately free
+/// of xtensor so that estimators can include it cheaply.
 
 #include <cstddef>
 #include <span>
@@ -38,7 +38,8 @@ class panel {
   std::span<double> values() noexcept { return v_; }
   std::span<const double> values() const noexcept { return v_; }
 
-  /// Per-user time averages μ̂_u = (1/T) Σ_t X_{u,t,·}: n×d row-major (spec §4.1).
+  /// Per-user time averages μ̂_u = (1/T) Σ_t X_{u,t,·}: n×d row-major (docs/theory/dependent-data.md
+  /// §4.1).
   std::vector<double> user_means() const;
 
  private:

@@ -1,12 +1,13 @@
 #pragma once
 /// \file
 /// Exact extreme eigenvalues of covariance matrices: the log-Sobolev constant of a Gaussian
-/// vector N(μ, Σ) is λ_max(Σ) [Roth & Avella-Medina 2025 (S1), Ex. A.2; spec dependent-data.md
-/// §2.1], and σ_min² = λ_min(Σ) enters the nonparametric-regression constants (spec §4.4).
+/// vector N(μ, Σ) is λ_max(Σ) [Roth & Avella-Medina 2025 , Ex. A.2; docs/theory/dependent-data.md
+/// §2.1], and σ_min² = λ_min(Σ) enters the nonparametric-regression constants
+/// (docs/theory/dependent-data.md §4.4).
 ///
 /// * Dense symmetric matrices: LAPACK syevd (through xtensor-blas).
 /// * Symmetric Toeplitz matrices (stationary series): dense syevd up to `dense_max` rows;
-///   above that, Lanczos iteration [Lanczos 1950; Golub & Van Loan 2013, §10.1] with an
+///   above that, Lanczos iteration [Lanczos 1950; Golub & Van Loan 2013, §10 item 1] with an
 ///   O(n log n) FFT mat-vec through a circulant embedding, full reorthogonalisation while the
 ///   Krylov basis fits in `reorth_budget` doubles, and Sturm-sequence bisection on the
 ///   tridiagonal matrix. Ritz values are inner bounds (λ_min ≤ θ_min ≤ θ_max ≤ λ_max) and converge
@@ -97,7 +98,7 @@ class toeplitz_operator {
 
 /// n·Var(X̄) = 1ᵀΣ1/n = γ(0) + 2 Σ_{h=1}^{n−1} (1 − h/n) γ(h) for a stationary series with
 /// autocovariance γ (first_column = γ(0..n−1)): the exact statistical constant of the mean
-/// (spec §8, third column).
+/// (docs/theory/dependent-data.md §8, third column).
 double mean_variance_constant(std::span<const double> first_column);
 
 /// Smallest integer ≥ n whose prime factors are all in {2, 3, 5, 7} (fast FFT sizes).

@@ -1,8 +1,8 @@
 #pragma once
 /// \file
 /// Stationary Gaussian series with a given autocovariance, and the covariance designs of the
-/// paper's simulations (S1 §7.1.3; spec dependent-data.md §8–§9): Toeplitz r^{|i−j|},
-/// equicorrelated, fractional Gaussian noise.
+/// paper's simulations (Roth & Avella-Medina 2025 §7.1.3; docs/theory/dependent-data.md §8–§9):
+/// Toeplitz r^{|i−j|}, equicorrelated, fractional Gaussian noise.
 ///
 /// Sampling (stationary_gaussian): exact circulant embedding [Davies & Harte 1987; Wood & Chan
 /// 1994; Dietrich & Newsam 1997]. γ(0..n−1) is embedded in the first row c of a symmetric
@@ -257,8 +257,8 @@ struct equicorrelated_options {
   void validate() const;
 };
 
-/// X_i = μ + s(√c W + √(1−c) Z_i) with W, Z_i i.i.d. N(0,1) (spec §8). λ_max = s²(1+(n−1)c),
-/// λ_min = s²(1−c), n·Var(X̄) = s²(1+(n−1)c).
+/// X_i = μ + s(√c W + √(1−c) Z_i) with W, Z_i i.i.d. N(0,1) (docs/theory/dependent-data.md §8).
+/// λ_max = s²(1+(n−1)c), λ_min = s²(1−c), n·Var(X̄) = s²(1+(n−1)c).
 class equicorrelated {
  public:
   explicit equicorrelated(equicorrelated_options o);

@@ -1,10 +1,11 @@
 #pragma once
 /// \file
 /// User-level (panel) generators: block-Toeplitz users, the random-effects location model
-/// (S1 Def 5.8; spec dependent-data.md §4.2) and longitudinal linear regression (S1 Def 5.13;
-/// spec §4.3). Within-user noise is a stationary Gaussian AR(1) with marginal variance σ² and
-/// correlation φ, i.e. Σ_u = σ² φ^{|s−t|} (Toeplitz; φ = 0 gives σ² I), drawn by the exact
-/// recursion ε_0 = σ z_0, ε_t = φ ε_{t−1} + σ sqrt(1−φ²) z_t. Users are independent.
+/// (Roth & Avella-Medina 2025 Def 5.8; docs/theory/dependent-data.md §4.2) and longitudinal linear
+/// regression (Roth & Avella-Medina 2025 Def 5.13; docs/theory/dependent-data.md §4.3). Within-user
+/// noise is a stationary Gaussian AR(1) with marginal variance σ² and correlation φ, i.e. Σ_u = σ²
+/// φ^{|s−t|} (Toeplitz; φ = 0 gives σ² I), drawn by the exact recursion ε_0 = σ z_0, ε_t = φ
+/// ε_{t−1} + σ sqrt(1−φ²) z_t. Users are independent.
 
 #include <cmath>
 #include <cstddef>
@@ -23,7 +24,8 @@ namespace detail {
 void ar1_unit_filter(std::span<double> z, double phi, double sd) noexcept;
 }  // namespace detail
 
-/// Options of the block-Toeplitz user panel (S1 §7.2, Fig 6: Σ = diag(Toeplitz 0.95)).
+/// Options of the block-Toeplitz user panel (Roth & Avella-Medina 2025 §7.2, Fig 6: Σ =
+/// diag(Toeplitz 0.95)).
 struct block_toeplitz_options {
   std::size_t users = 100;  ///< n ≥ 1
   std::size_t times = 10;   ///< T ≥ 1
@@ -52,7 +54,8 @@ class block_toeplitz {
   double variance() const noexcept { return o_.variance; }
   /// Σ_u (T×T).
   xt::xtensor<double, 2> user_covariance() const;
-  /// λ_max of the block-diagonal covariance = λ_max(Σ_u) (spec §8, block-diagonal row).
+  /// λ_max of the block-diagonal covariance = λ_max(Σ_u) (docs/theory/dependent-data.md §8,
+  /// block-diagonal row).
   double log_sobolev() const;
   double marginal_log_sobolev() const noexcept { return o_.variance; }
   /// Var(μ̂_u) = 1ᵀΣ_u1/T².
@@ -75,8 +78,9 @@ struct random_effects_options {
   void validate() const;
 };
 
-/// Random-effects location model (S1 Def 5.8): U_g ~ N(0, σ_U²) once per group; users are
-/// numbered consecutively group by group (group_of(u)). Returns an n × T × 1 panel.
+/// Random-effects location model (Roth & Avella-Medina 2025 Def 5.8): U_g ~ N(0, σ_U²) once per
+/// group; users are numbered consecutively group by group (group_of(u)). Returns an n × T × 1
+/// panel.
 class random_effects {
  public:
   explicit random_effects(random_effects_options o);
@@ -110,11 +114,13 @@ class random_effects {
   /// group block is σ_U² 11ᵀ + I ⊗ Σ_u (its eigenvectors split into the user-average direction
   /// and its complement).
   double log_sobolev() const;
-  /// Lemma 5.9 bound max_g σ_U² n_g T + λ_max(Σ_u) (S1 uses σ² for λ_max(Σ_u) ≤ σ²-bounds).
+  /// Lemma 5.9 bound max_g σ_U² n_g T + λ_max(Σ_u) (Roth & Avella-Medina 2025 uses σ² for
+  /// λ_max(Σ_u) ≤ σ²-bounds).
   double log_sobolev_bound() const;
   /// ρ_i = σ_U² + σ².
   double marginal_log_sobolev() const noexcept { return variance(); }
-  /// λ_max of one user's T-vector covariance σ_U² 11ᵀ + Σ_u (the ρ⋆ of S1 Rem 5.3).
+  /// λ_max of one user's T-vector covariance σ_U² 11ᵀ + Σ_u (the ρ⋆ of Roth & Avella-Medina 2025
+  /// Rem 5.3).
   double user_log_sobolev() const;
   /// Var(μ̂_u) = σ_U² + 1ᵀΣ_u1/T².
   double user_mean_variance() const;
@@ -126,7 +132,8 @@ class random_effects {
   std::size_t n_ = 0;
 };
 
-/// Options of the longitudinal linear regression Y_u = X_u β + ε_u (spec §8 item 3 design).
+/// Options of the longitudinal linear regression Y_u = X_u β + ε_u (docs/theory/dependent-data.md
+/// §8 item 3 design).
 struct longitudinal_options {
   std::size_t users = 100;           ///< n ≥ 1
   std::size_t times = 10;            ///< T ≥ p
@@ -145,15 +152,16 @@ struct longitudinal_sample {
   panel y;  ///< responses Y_u (T × 1)
 };
 
-/// Extreme eigenvalues over users of M̂_u = X_uᵀX_u/T (θ_lo, θ_hi of S1 Lemma 5.15).
+/// Extreme eigenvalues over users of M̂_u = X_uᵀX_u/T (θ_lo, θ_hi of Roth & Avella-Medina 2025
+/// Lemma 5.15).
 struct design_bounds {
   double theta_lo = 0.0;  ///< min_u λ_min(M̂_u)
   double theta_hi = 0.0;  ///< max_u λ_max(M̂_u)
 };
 
-/// Longitudinal linear regression (S1 Def 5.13). Columns of X_u: intercept 1, trend t/T, and
-/// p − 2 covariates z_{u,t} (each a unit-variance AR(1) over t with covariate_phi). ε_u ~
-/// N(0, Σ_u), Σ_u = σ² φ^{|s−t|} + σ_b² 11ᵀ, independent across users.
+/// Longitudinal linear regression (Roth & Avella-Medina 2025 Def 5.13). Columns of X_u: intercept
+/// 1, trend t/T, and p − 2 covariates z_{u,t} (each a unit-variance AR(1) over t with
+/// covariate_phi). ε_u ~ N(0, Σ_u), Σ_u = σ² φ^{|s−t|} + σ_b² 11ᵀ, independent across users.
 class longitudinal {
  public:
   explicit longitudinal(longitudinal_options o);

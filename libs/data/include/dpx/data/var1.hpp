@@ -55,10 +55,11 @@ class var1 {
   /// eigen_options::dense_max (1024), else Lanczos with an exact O(n d²) block-Toeplitz mat-vec
   /// (forward/backward recursions). An upper bound on coordinate_log_sobolev(n), up to d times it.
   double log_sobolev(std::size_t n) const;
-  /// max_j λ_max(Cov(X_{0j}, …, X_{n−1,j})): the per-coordinate constant of spec §2.2
-  /// Assumption 2.8(a), which the coordinate-wise estimators (Algorithm 5 per column) use. Each
-  /// coordinate is a stationary Gaussian series with autocovariance γ_jj(h) = (A^h Γ_0)_jj; its
-  /// λ_max is toeplitz_lambda_max of that first column (O(n d³) to build the columns).
+  /// max_j λ_max(Cov(X_{0j}, …, X_{n−1,j})): the per-coordinate constant of
+  /// docs/theory/dependent-data.md §2.2 Assumption 2.8(a), which the coordinate-wise estimators
+  /// (Algorithm 5 per column) use. Each coordinate is a stationary Gaussian series with
+  /// autocovariance γ_jj(h) = (A^h Γ_0)_jj; its λ_max is toeplitz_lambda_max of that first column
+  /// (O(n d³) to build the columns).
   double coordinate_log_sobolev(std::size_t n) const;
   /// max_i (Γ_0)_ii.
   double marginal_log_sobolev() const;

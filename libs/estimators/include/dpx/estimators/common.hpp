@@ -89,6 +89,9 @@ struct diagnostics {
 /// (2hk − h, 2hk + h], width 2h) and the released interval [m̂ − κ, m̂ + κ].
 /// Algorithm 3 is paper(τ) = (h = τ, κ = 3τ); the sharper variant of S1 §7.1.2/Rem 3.5 is
 /// sharper(τ, τ′) = (h = τ′, κ = τ + 2τ′) [V, constants R]. Both numbers must be public.
+/// A required input of every estimator that takes one: the default {0, 0} means "not set" and
+/// validate() rejects it naming `rule` (τ depends on the data's public concentration bound, so
+/// no default can be valid).
 struct interval_rule {
   double bin_half_width = 0.0;  ///< h > 0 (finite)
   double radius = 0.0;          ///< κ > 0 (finite): half-width of the released interval
@@ -99,7 +102,8 @@ struct interval_rule {
   static interval_rule sharper(double tau, double tau_prime);
   /// Any A^κ_h (e.g. the heuristic radii 1τ, 0.5τ, 0.2τ of S1 Fig 2).
   static interval_rule custom(double bin_half_width, double radius);
-  /// Throws core::invalid_argument_error unless both are finite and > 0.
+  /// Throws core::invalid_argument_error naming `rule` when not set, else unless both are
+  /// finite and > 0.
   void validate(const char* function = "interval_rule") const;
 };
 

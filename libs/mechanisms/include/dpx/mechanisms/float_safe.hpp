@@ -60,12 +60,73 @@ inline std::int64_t to_grid(const char* fn, double x, double lambda) {
 }
 /// Largest power of two <= scale * 2^-bits.
 double grid_for_scale(double scale, int bits);
+
+/// The release paths shared by the float-safe mechanisms (CRTP). Derived provides
+/// `lambda_` (the grid), `unit_law()` (the exact integer noise law of a scalar release),
+/// `dimension_law(d)` (the law of a d-dimensional release), `static draw(g, law, out)` (exact
+/// integer draws) and the names `release_name`, `privatize_name` used in errors.
+template <class Derived>
+class grid_release {
+ public:
+  /// One noise draw of a scalar release (location 0): Lambda * Z.
+  template <std::uniform_random_bit_generator G>
+  double sample(G& g) const {
+    std::int64_t z = 0;
+    Derived::draw(g, self().unit_law(), std::span<std::int64_t>(&z, 1));
+    return static_cast<double>(z) * self().lambda_;
+  }
+  /// (round(value / Lambda) + Z) * Lambda, |round(value / Lambda)| clamped to 2^61. Throws if
+  /// value is not finite.
+  template <std::uniform_random_bit_generator G>
+  double release(double value, G& g) const {
+    const double lambda = self().lambda_;
+    const std::int64_t k = to_grid(Derived::release_name, value, lambda);
+    std::int64_t z = 0;
+    Derived::draw(g, self().unit_law(), std::span<std::int64_t>(&z, 1));
+    return static_cast<double>(k + z) * lambda;
+  }
+  /// out[i] = noise draws of scalar releases (Lambda * Z_i).
+  template <std::uniform_random_bit_generator G>
+  void fill(std::span<double> out, G& g) const {
+    const double lambda = self().lambda_;
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): scratch, written before read
+    std::array<std::int64_t, fast_chunk> z;
+    for (std::size_t i = 0; i < out.size(); i += z.size()) {
+      const std::size_t n = std::min(z.size(), out.size() - i);
+      Derived::draw(g, self().unit_law(), std::span<std::int64_t>(z.data(), n));
+      for (std::size_t j = 0; j < n; ++j) out[i + j] = static_cast<double>(z[j]) * lambda;
+    }
+  }
+  /// The d-dimensional release in place (d = v.size(); noise calibrated for d).
+  template <std::uniform_random_bit_generator G>
+  void privatize(std::span<double> v, G& g) const {
+    const char* fn = Derived::privatize_name;
+    const double lambda = self().lambda_;
+    core::check_nonempty_finite_span(fn, "v", v);
+    // Every value must fit the grid before any is changed (no half-privatized vector).
+    for (const double x : v) (void)to_grid(fn, x, lambda);
+    const auto law = self().dimension_law(v.size());
+    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): scratch, written before read
+    std::array<std::int64_t, fast_chunk> z;
+    for (std::size_t i = 0; i < v.size(); i += z.size()) {
+      const std::size_t n = std::min(z.size(), v.size() - i);
+      Derived::draw(g, law, std::span<std::int64_t>(z.data(), n));
+      for (std::size_t j = 0; j < n; ++j) {
+        const std::int64_t k = to_grid(fn, v[i + j], lambda);
+        v[i + j] = static_cast<double>(k + z[j]) * lambda;
+      }
+    }
+  }
+
+ private:
+  const Derived& self() const noexcept { return static_cast<const Derived&>(*this); }
+};
 }  // namespace detail
 
 /// Float-safe Laplace mechanism (discrete Laplace on the grid Lambda = 2^(floor(log2 b) -
 /// granularity_bits), b = Delta_1 / epsilon). Guarantee: epsilon-DP, exactly, for a query of L1
 /// sensitivity Delta_1 under the stated neighbouring relation, for every dimension d.
-class float_safe_laplace {
+class float_safe_laplace : public detail::grid_release<float_safe_laplace> {
  public:
   /// Default grid: 2^-20 of the noise scale (output resolution ~1e-6 b).
   static constexpr int default_granularity_bits = 20;
@@ -91,57 +152,21 @@ class float_safe_laplace {
   /// Effective noise scale of a scalar release, in value units (Lambda * grid scale >= b).
   double scale() const noexcept { return lambda_ * unit_.scale(); }
 
-  /// One noise draw of a scalar release (location 0): Lambda * Z.
-  template <std::uniform_random_bit_generator G>
-  double sample(G& g) const {
-    std::int64_t z = 0;
-    draw(g, unit_, std::span<std::int64_t>(&z, 1));
-    return static_cast<double>(z) * lambda_;
-  }
-  /// (round(value / Lambda) + Z) * Lambda, |round(value / Lambda)| clamped to 2^61. Throws if
-  /// value is not finite.
-  template <std::uniform_random_bit_generator G>
-  double release(double value, G& g) const {
-    const std::int64_t k = detail::to_grid("float_safe_laplace::release", value, lambda_);
-    std::int64_t z = 0;
-    draw(g, unit_, std::span<std::int64_t>(&z, 1));
-    return static_cast<double>(k + z) * lambda_;
-  }
-  /// out[i] = noise draws of scalar releases (Lambda * Z_i).
-  template <std::uniform_random_bit_generator G>
-  void fill(std::span<double> out, G& g) const {
-    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): scratch, written before read
-    std::array<std::int64_t, detail::fast_chunk> z;
-    for (std::size_t i = 0; i < out.size(); i += z.size()) {
-      const std::size_t n = std::min(z.size(), out.size() - i);
-      draw(g, unit_, std::span<std::int64_t>(z.data(), n));
-      for (std::size_t j = 0; j < n; ++j) out[i + j] = static_cast<double>(z[j]) * lambda_;
-    }
-  }
-  /// The d-dimensional release in place (d = v.size(); noise calibrated for d).
-  template <std::uniform_random_bit_generator G>
-  void privatize(std::span<double> v, G& g) const {
-    core::check_nonempty_finite_span("float_safe_laplace::privatize", "v", v);
-    // Every value must fit the grid before any is changed (no half-privatized vector).
-    for (const double x : v) (void)detail::to_grid("float_safe_laplace::privatize", x, lambda_);
-    const auto dl = noise_for_dimension(v.size());
-    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): scratch, written before read
-    std::array<std::int64_t, detail::fast_chunk> z;
-    for (std::size_t i = 0; i < v.size(); i += z.size()) {
-      const std::size_t n = std::min(z.size(), v.size() - i);
-      draw(g, dl, std::span<std::int64_t>(z.data(), n));
-      for (std::size_t j = 0; j < n; ++j) {
-        const std::int64_t k = detail::to_grid("float_safe_laplace::privatize", v[i + j], lambda_);
-        v[i + j] = static_cast<double>(k + z[j]) * lambda_;
-      }
-    }
-  }
+  using grid_release::fill;
+  using grid_release::privatize;
+  using grid_release::release;
+  using grid_release::sample;
 
   /// pure_dp_event{epsilon} (exact for every dimension, see above).
   core::privacy_event event() const { return core::pure_dp_event{epsilon_}; }
   core::protection protects() const noexcept { return {relation_, core::privacy_unit::item}; }
 
  private:
+  friend class detail::grid_release<float_safe_laplace>;
+  static constexpr const char* release_name = "float_safe_laplace::release";
+  static constexpr const char* privatize_name = "float_safe_laplace::privatize";
+  const discrete_laplace& unit_law() const noexcept { return unit_; }
+  discrete_laplace dimension_law(std::size_t d) const { return noise_for_dimension(d); }
   float_safe_laplace(
       double eps, double sens, double lambda, std::int64_t base, core::neighbouring rel)
       : epsilon_(eps),
@@ -174,7 +199,7 @@ class float_safe_laplace {
 /// rho-zCDP with rho = Delta_2^2 / (2 sigma^2) EXACTLY (CKS20 Thm. 14 on the rounded query),
 /// the same rho as the continuous Gaussian with this sigma. (epsilon, delta) follows from rho
 /// (Bun & Steinke 2016, Prop. 1.3) — slightly looser than the analytic continuous curve.
-class float_safe_gaussian {
+class float_safe_gaussian : public detail::grid_release<float_safe_gaussian> {
  public:
   /// Default grid: 2^-12 of sigma (keeps the exact sampler in 64-bit arithmetic).
   static constexpr int default_granularity_bits = 12;
@@ -201,61 +226,26 @@ class float_safe_gaussian {
   /// The exact integer noise law of a d-dimensional release (sigma in grid units).
   discrete_gaussian noise_for_dimension(std::size_t d = 1) const;
 
-  /// One noise draw of a scalar release (location 0): Lambda * Z.
-  template <std::uniform_random_bit_generator G>
-  double sample(G& g) const {
-    std::int64_t z = 0;
-    draw(g, unit_law_, std::span<std::int64_t>(&z, 1));
-    return static_cast<double>(z) * lambda_;
-  }
-  /// (round(value / Lambda) + Z) * Lambda, |round(value / Lambda)| clamped to 2^61. Throws if
-  /// value is not finite.
-  template <std::uniform_random_bit_generator G>
-  double release(double value, G& g) const {
-    const std::int64_t k = detail::to_grid("float_safe_gaussian::release", value, lambda_);
-    std::int64_t z = 0;
-    draw(g, unit_law_, std::span<std::int64_t>(&z, 1));
-    return static_cast<double>(k + z) * lambda_;
-  }
-  /// out[i] = noise draws of scalar releases (Lambda * Z_i).
-  template <std::uniform_random_bit_generator G>
-  void fill(std::span<double> out, G& g) const {
-    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): scratch, written before read
-    std::array<std::int64_t, detail::fast_chunk> z;
-    for (std::size_t i = 0; i < out.size(); i += z.size()) {
-      const std::size_t n = std::min(z.size(), out.size() - i);
-      draw(g, unit_law_, std::span<std::int64_t>(z.data(), n));
-      for (std::size_t j = 0; j < n; ++j) out[i + j] = static_cast<double>(z[j]) * lambda_;
-    }
-  }
-  /// The d-dimensional release in place (d = v.size(); noise calibrated for d).
-  template <std::uniform_random_bit_generator G>
-  void privatize(std::span<double> v, G& g) const {
-    core::check_nonempty_finite_span("float_safe_gaussian::privatize", "v", v);
-    // Every value must fit the grid before any is changed (no half-privatized vector).
-    for (const double x : v) (void)detail::to_grid("float_safe_gaussian::privatize", x, lambda_);
-    const auto dg = noise_for_dimension(v.size());
-    // The block sampler's table costs a few microseconds to build: worth it from ~100 values
-    // on; short vectors use CKS20 Algorithm 3 (the same exact law).
-    const auto law = detail::gaussian_law::of(
-        dg.variance_numerator(), dg.variance_denominator(), v.size() >= 128);
-    // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init): scratch, written before read
-    std::array<std::int64_t, detail::fast_chunk> z;
-    for (std::size_t i = 0; i < v.size(); i += z.size()) {
-      const std::size_t n = std::min(z.size(), v.size() - i);
-      draw(g, law, std::span<std::int64_t>(z.data(), n));
-      for (std::size_t j = 0; j < n; ++j) {
-        const std::int64_t k = detail::to_grid("float_safe_gaussian::privatize", v[i + j], lambda_);
-        v[i + j] = static_cast<double>(k + z[j]) * lambda_;
-      }
-    }
-  }
+  using grid_release::fill;
+  using grid_release::privatize;
+  using grid_release::release;
+  using grid_release::sample;
 
   /// zcdp_event{rho} (exact for every dimension, see above).
   core::privacy_event event() const { return core::zcdp_event{rho()}; }
   core::protection protects() const noexcept { return {relation_, core::privacy_unit::item}; }
 
  private:
+  friend class detail::grid_release<float_safe_gaussian>;
+  static constexpr const char* release_name = "float_safe_gaussian::release";
+  static constexpr const char* privatize_name = "float_safe_gaussian::privatize";
+  const detail::gaussian_law& unit_law() const noexcept { return unit_law_; }
+  /// The block sampler's table costs a few microseconds to build: worth it from ~100 values on;
+  /// short vectors use CKS20 Algorithm 3 (the same exact law).
+  detail::gaussian_law dimension_law(std::size_t d) const {
+    const auto dg = noise_for_dimension(d);
+    return detail::gaussian_law::of(dg.variance_numerator(), dg.variance_denominator(), d >= 128);
+  }
   float_safe_gaussian(double sigma, double sens, double lambda, core::neighbouring rel);
   /// Exact discrete Gaussian draws (detail/fast_exact.hpp): the block sampler for
   /// sigma_Z >= 32 (every default grid), else CKS20 Algorithm 3 by the fast exact method.

@@ -123,7 +123,8 @@ class elastic_net {
 
 /// Minimax concave penalty (Zhang 2010) with level lambda > 0 and concavity gamma > 1:
 ///   phi(t) = lambda |t| - t^2 / (2 gamma)  if |t| <= gamma lambda,   gamma lambda^2 / 2 otherwise.
-/// prox_{s phi}(u), a = |u| (spec istdp.md; seed 002's closed form is correct only for s = 1):
+/// prox_{s phi}(u), a = |u| (docs/theory/istdp.md; Yuan & Peng 2023's closed form is correct only
+/// for s = 1):
 ///   gamma > s:  0 if a <= s lambda; sign(u)(a - s lambda)/(1 - s/gamma) if a <= gamma lambda;
 ///               u otherwise (firm thresholding);
 ///   gamma <= s: hard threshold: 0 if a <= lambda sqrt(s gamma) (ties to 0), u otherwise.

@@ -78,9 +78,11 @@ struct istdp_options {
   double alpha_min = 1e-4;           ///< step clip, 0 < alpha_min < alpha_max
   double alpha_max = 1.0;            ///< strict: must be <= 1 / public_smoothness
   std::int64_t max_backtracks = 60;  ///< as_published: line-search trial cap, >= 1
-  /// strict: a public bound L_s on the smoothness of L (e.g. 1/4 for logistic and 1 for least
-  /// squares with ||x|| <= 1); > 0 required by strict.
-  double public_smoothness = 0;
+  /// strict: a public upper bound L_s on the smoothness of L, > 0. The default 1 bounds dpx's
+  /// least-squares (L = λ_max(XᵀX/n) ≤ max ||x_i||²) and logistic (L ≤ max ||x_i||² / 4) losses
+  /// when the rows have norm ≤ 1 (data scaled by clipping or normalising). It only sets the
+  /// step (alpha_max ≤ 1/L_s); privacy does not depend on it.
+  double public_smoothness = 1.0;
   sensitivity_mode sensitivity = sensitivity_mode::clipping;
   double gradient_bound = 0;  ///< U (> 0) for sensitivity_mode::gradient_bound
   double clip_norm = 1.0;     ///< G (> 0) for sensitivity_mode::clipping
@@ -107,8 +109,11 @@ double istdp_sensitivity(const istdp_options& o, std::size_t n);
 /// Noise sd sigma the options imply for n examples (0 for fixed with sigma 0).
 double istdp_sigma(const istdp_options& o, std::size_t n);
 
-/// ISTDP from (theta0, theta1) (theta0 != theta1 for as_published). Loss: clippable_loss (a
-/// smooth_loss suffices with sensitivity_mode::gradient_bound). Noise from `rng`.
+/// ISTDP from (theta0, theta1). as_published needs both (theta0 != theta1: the first BB step uses
+/// them). strict starts from theta1 alone: pass an empty theta0 (or call the overload without
+/// it); a non-empty theta0 must have size d and finite entries but strict does not use it.
+/// Loss: clippable_loss (a smooth_loss suffices with sensitivity_mode::gradient_bound). Noise
+/// from `rng`.
 template <smooth_loss Loss, prox::proximal_operator Penalty, std::uniform_random_bit_generator G>
 solve_result istdp(const Loss& loss,
                    const Penalty& penalty,
@@ -116,6 +121,21 @@ solve_result istdp(const Loss& loss,
                    std::span<const double> theta1,
                    const istdp_options& options,
                    G& rng);
+
+/// Strict ISTDP from theta1 alone (throws naming `variant` for as_published, which needs theta0).
+template <smooth_loss Loss, prox::proximal_operator Penalty, std::uniform_random_bit_generator G>
+solve_result istdp(const Loss& loss,
+                   const Penalty& penalty,
+                   std::span<const double> theta1,
+                   const istdp_options& options,
+                   G& rng) {
+  if (options.variant != istdp_variant::strict)
+    core::throw_invalid("solvers::istdp",
+                        "variant",
+                        to_string(options.variant),
+                        "needs theta0: call istdp(loss, penalty, theta0, theta1, options, rng)");
+  return istdp(loss, penalty, std::span<const double>(), theta1, options, rng);
+}
 
 // ================================ implementation ==========================================
 
@@ -167,11 +187,11 @@ solve_result istdp(const Loss& loss,
   const char* fn = "solvers::istdp";
   options.validate();
   const std::size_t d = loss.dimension();
-  core::check_size(fn, "theta0", theta0.size(), d);
+  const bool published = options.variant == istdp_variant::as_published;
+  if (published || !theta0.empty()) core::check_size(fn, "theta0", theta0.size(), d);
   core::check_size(fn, "theta1", theta1.size(), d);
   core::check_finite_span(fn, "theta0", theta0);
   core::check_finite_span(fn, "theta1", theta1);
-  const bool published = options.variant == istdp_variant::as_published;
   if (published && detail::squared_distance(theta0, theta1) == 0)
     core::throw_invalid(fn, "theta0", "theta1", "as_published needs theta0 != theta1");
   const std::size_t n = detail::loss_size_or_zero(loss);

@@ -1,14 +1,14 @@
-// Box–Muller transform with dpx::data's own branch-free log and sincos(2πu) so the bulk loop
-// vectorises (AVX-512F, AVX2 and baseline clones, chosen at load time). Only IEEE
+// Box–Muller transform (dpx/core/normal.hpp) with dpx's own branch-free log and sincos(2πu) so the
+// bulk loop vectorises (AVX-512F, AVX2 and baseline clones, chosen at load time). Only IEEE
 // add/mul/div/sqrt and exact bit manipulation are used, with -ffp-contract=off, so every clone
 // and the scalar path give identical bits.
 #include <bit>
 #include <cmath>
 #include <cstdint>
 
-#include "dpx/data/variates.hpp"
+#include "dpx/core/normal.hpp"
 
-namespace dpx::data::detail {
+namespace dpx::rng::detail {
 
 namespace {
 
@@ -103,4 +103,4 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void box_muller_inp
   }
 }
 
-}  // namespace dpx::data::detail
+}  // namespace dpx::rng::detail
