@@ -1,0 +1,16 @@
+// dpx._dpx: the compiled half of the dpx Python package (python/dpx wraps it).
+#include "common.hpp"
+
+PYBIND11_MODULE(_dpx, m) {
+  namespace dp = dpx::python;
+  m.doc() = "Compiled dpx bindings (use the dpx package, not this module directly).";
+  dp::init_errors(m);
+  dp::init_core(m);
+  dp::init_events(m);
+  auto mech = m.def_submodule("mechanisms", "Noise-adding mechanisms (dpx::mechanisms).");
+  dp::init_mechanisms(mech);
+  auto data = m.def_submodule("data", "Dataset generators (dpx::data).");
+  dp::init_data(data);
+  auto acc = m.def_submodule("accounting", "Privacy accountants (dpx::accounting).");
+  dp::init_accounting(acc);
+}
