@@ -77,5 +77,6 @@ void init_events(py::module_& m);
 void init_mechanisms(py::module_& m);
 void init_data(py::module_& m);
 void init_accounting(py::module_& m);
+void init_bench(py::module_& m);
 
 }  // namespace dpx::python

@@ -64,7 +64,7 @@ py::class_<M> series_model(py::module_& m, const char* name, const char* doc) {
         py::arg("n"),
         "Exact theoretical quantities for samples of length n (a dict; keys as in "
         "`dpx generate MODEL --describe`).");
-  c.def_property_readonly("mean", &M::mean);
+  c.def_property_readonly("mean", &M::mean, "Mean of the process.");
   c.def_property_readonly("variance", &M::variance, "Marginal variance gamma(0).");
   c.def_property_readonly(
       "long_run_variance", &M::long_run_variance, "sum over h of gamma(h) (2 pi f(0)).");

@@ -69,7 +69,7 @@ core::privacy_event event_from_python(py::handle h) {
 void init_events(py::module_& m) {
   event_class<core::pure_dp_event>(m, "PureDpEvent", "A pure epsilon-DP release.")
       .def(py::init([](double eps) { return core::pure_dp_event{eps}; }), py::arg("epsilon"))
-      .def_readonly("epsilon", &core::pure_dp_event::epsilon)
+      .def_readonly("epsilon", &core::pure_dp_event::epsilon, "Privacy parameter epsilon.")
       .def("__repr__", [](const core::pure_dp_event& e) {
         return "PureDpEvent(epsilon=" + fmt(e.epsilon) + ")";
       });
@@ -80,8 +80,8 @@ void init_events(py::module_& m) {
            }),
            py::arg("epsilon"),
            py::arg("delta"))
-      .def_readonly("epsilon", &core::approx_dp_event::epsilon)
-      .def_readonly("delta", &core::approx_dp_event::delta)
+      .def_readonly("epsilon", &core::approx_dp_event::epsilon, "Privacy parameter epsilon.")
+      .def_readonly("delta", &core::approx_dp_event::delta, "Privacy parameter delta.")
       .def("__repr__", [](const core::approx_dp_event& e) {
         return "EpsilonDeltaDpEvent(epsilon=" + fmt(e.epsilon) + ", delta=" + fmt(e.delta) + ")";
       });
@@ -91,7 +91,9 @@ void init_events(py::module_& m) {
       "Laplace noise of scale b on a query of L1 sensitivity Delta: noise_multiplier = b / "
       "Delta ((1 / noise_multiplier)-DP).")
       .def(py::init([](double s) { return core::laplace_event{s}; }), py::arg("noise_multiplier"))
-      .def_readonly("noise_multiplier", &core::laplace_event::noise_multiplier)
+      .def_readonly("noise_multiplier",
+                    &core::laplace_event::noise_multiplier,
+                    "Noise scale per unit sensitivity (sigma / Delta or b / Delta).")
       .def("__repr__", [](const core::laplace_event& e) {
         return "LaplaceDpEvent(noise_multiplier=" + fmt(e.noise_multiplier) + ")";
       });
@@ -101,7 +103,9 @@ void init_events(py::module_& m) {
       "Gaussian noise sigma on a query of L2 sensitivity Delta: noise_multiplier = sigma / "
       "Delta.")
       .def(py::init([](double s) { return core::gaussian_event{s}; }), py::arg("noise_multiplier"))
-      .def_readonly("noise_multiplier", &core::gaussian_event::noise_multiplier)
+      .def_readonly("noise_multiplier",
+                    &core::gaussian_event::noise_multiplier,
+                    "Noise scale per unit sensitivity (sigma / Delta or b / Delta).")
       .def("__repr__", [](const core::gaussian_event& e) {
         return "GaussianDpEvent(noise_multiplier=" + fmt(e.noise_multiplier) + ")";
       });
@@ -115,8 +119,12 @@ void init_events(py::module_& m) {
            }),
            py::arg("sampling_rate"),
            py::arg("noise_multiplier"))
-      .def_readonly("sampling_rate", &core::subsampled_gaussian_event::sampling_rate)
-      .def_readonly("noise_multiplier", &core::subsampled_gaussian_event::noise_multiplier)
+      .def_readonly("sampling_rate",
+                    &core::subsampled_gaussian_event::sampling_rate,
+                    "Poisson sampling rate q.")
+      .def_readonly("noise_multiplier",
+                    &core::subsampled_gaussian_event::noise_multiplier,
+                    "Noise scale per unit sensitivity (sigma / Delta or b / Delta).")
       .def("__repr__", [](const core::subsampled_gaussian_event& e) {
         return "PoissonSampledGaussianDpEvent(sampling_rate=" + fmt(e.sampling_rate) +
                ", noise_multiplier=" + fmt(e.noise_multiplier) + ")";
@@ -130,8 +138,10 @@ void init_events(py::module_& m) {
            }),
            py::arg("scale"),
            py::arg("sensitivity") = 1)
-      .def_readonly("scale", &core::discrete_laplace_event::scale)
-      .def_readonly("sensitivity", &core::discrete_laplace_event::sensitivity)
+      .def_readonly("scale", &core::discrete_laplace_event::scale, "Noise scale.")
+      .def_readonly("sensitivity",
+                    &core::discrete_laplace_event::sensitivity,
+                    "Sensitivity Delta of the query.")
       .def("__repr__", [](const core::discrete_laplace_event& e) {
         return "DiscreteLaplaceDpEvent(scale=" + fmt(e.scale) +
                ", sensitivity=" + std::to_string(e.sensitivity) + ")";
@@ -145,8 +155,12 @@ void init_events(py::module_& m) {
            }),
            py::arg("sigma"),
            py::arg("sensitivity") = 1.0)
-      .def_readonly("sigma", &core::discrete_gaussian_event::sigma)
-      .def_readonly("sensitivity", &core::discrete_gaussian_event::sensitivity)
+      .def_readonly("sigma",
+                    &core::discrete_gaussian_event::sigma,
+                    "Noise standard deviation sigma (discrete Gaussian: its parameter).")
+      .def_readonly("sensitivity",
+                    &core::discrete_gaussian_event::sensitivity,
+                    "Sensitivity Delta of the query.")
       .def("__repr__", [](const core::discrete_gaussian_event& e) {
         return "DiscreteGaussianDpEvent(sigma=" + fmt(e.sigma) +
                ", sensitivity=" + fmt(e.sensitivity) + ")";
@@ -162,15 +176,17 @@ void init_events(py::module_& m) {
            }),
            py::arg("epsilon"),
            py::arg("categories") = 2)
-      .def_readonly("epsilon", &core::randomized_response_event::epsilon)
-      .def_readonly("categories", &core::randomized_response_event::categories)
+      .def_readonly(
+          "epsilon", &core::randomized_response_event::epsilon, "Privacy parameter epsilon.")
+      .def_readonly(
+          "categories", &core::randomized_response_event::categories, "Number of categories k.")
       .def("__repr__", [](const core::randomized_response_event& e) {
         return "RandomizedResponseDpEvent(epsilon=" + fmt(e.epsilon) +
                ", categories=" + std::to_string(e.categories) + ")";
       });
   event_class<core::zcdp_event>(m, "ZCdpEvent", "A rho-zCDP release (Bun & Steinke 2016).")
       .def(py::init([](double rho) { return core::zcdp_event{rho}; }), py::arg("rho"))
-      .def_readonly("rho", &core::zcdp_event::rho)
+      .def_readonly("rho", &core::zcdp_event::rho, "zCDP parameter rho = Delta^2 / (2 sigma^2).")
       .def("__repr__",
            [](const core::zcdp_event& e) { return "ZCdpEvent(rho=" + fmt(e.rho) + ")"; });
   event_class<core::discrete_pair_event>(
@@ -182,8 +198,9 @@ void init_events(py::module_& m) {
            }),
            py::arg("p"),
            py::arg("q"))
-      .def_readonly("p", &core::discrete_pair_event::p)
-      .def_readonly("q", &core::discrete_pair_event::q)
+      .def_readonly("p", &core::discrete_pair_event::p, "Probabilities of the output under D.")
+      .def_readonly(
+          "q", &core::discrete_pair_event::q, "Probabilities of the output under the neighbour D'.")
       .def("__repr__", [](const core::discrete_pair_event& e) {
         return "DiscretePairDpEvent(<support " + std::to_string(e.p.size()) + ">)";
       });
@@ -193,7 +210,8 @@ void init_events(py::module_& m) {
       "The exponential mechanism / report-noisy-max (epsilon-DP and epsilon-bounded-range).")
       .def(py::init([](double eps) { return core::exponential_mechanism_event{eps}; }),
            py::arg("epsilon"))
-      .def_readonly("epsilon", &core::exponential_mechanism_event::epsilon)
+      .def_readonly(
+          "epsilon", &core::exponential_mechanism_event::epsilon, "Privacy parameter epsilon.")
       .def("__repr__", [](const core::exponential_mechanism_event& e) {
         return "ExponentialMechanismDpEvent(epsilon=" + fmt(e.epsilon) + ")";
       });

@@ -51,7 +51,9 @@ using i64_in = py::array_t<std::int64_t, py::array::c_style | py::array::forceca
 
 // sample / release / privatize for a mechanism on doubles.
 template <class M>
-void continuous_methods(py::class_<M>& c, const char* name) {
+void continuous_methods(py::class_<M>& c, const char* cls) {
+  const std::string name = std::string(cls) + ".privatize", fill_name = std::string(cls) + ".fill",
+                    release_name = std::string(cls) + ".release";
   for_each_generator([&]<class Gen>() {
     c.def(
         "release",
@@ -71,11 +73,11 @@ void continuous_methods(py::class_<M>& c, const char* name) {
         "value + noise for one scalar query value.");
     c.def(
         "release",
-        [name](const M& m, const f64_in& v, Gen& g) {
+        [release_name](const M& m, const f64_in& v, Gen& g) {
           auto out = empty_like(v);
           std::span<double> s(out.mutable_data(), static_cast<std::size_t>(out.size()));
           std::memcpy(s.data(), v.data(), s.size_bytes());
-          if (s.empty()) core::throw_invalid(name, "value", "empty", "must be non-empty");
+          if (s.empty()) core::throw_invalid(release_name, "value", "empty", "must be non-empty");
           with_engine(g, s.size(), [&](auto& e) { m.privatize(s, e); });
           return out;
         },
@@ -86,12 +88,22 @@ void continuous_methods(py::class_<M>& c, const char* name) {
     c.def(
         "privatize",
         [name](const M& m, py::array v, Gen& g) {
-          auto s = writable_span(name, "value", v);
+          auto s = writable_span(name.c_str(), "value", v);
           with_engine(g, s.size(), [&](auto& e) { m.privatize(s, e); });
         },
         py::arg("value"),
         py::arg("rng"),
         "In place value[i] += noise (writable C-contiguous float64 array; no copy).");
+    c.def(
+        "fill",
+        [fill_name](const M& m, py::array out, Gen& g) {
+          auto s = writable_span(fill_name.c_str(), "out", out);
+          with_engine(g, s.size(), [&](auto& e) { m.fill(s, e); });
+        },
+        py::arg("out"),
+        py::arg("rng"),
+        "Overwrites out (writable C-contiguous float64; no copy, no allocation) with noise "
+        "draws: the same values as sample(rng, out.size).");
     c.def(
         "sample",
         [](const M& m, Gen& g) { return with_engine(g, 1, [&](auto& e) { return m.sample(e); }); },
@@ -116,7 +128,8 @@ void continuous_methods(py::class_<M>& c, const char* name) {
 
 // The same for integer-valued mechanisms (int64 arrays).
 template <class M>
-void integer_methods(py::class_<M>& c, const char* name) {
+void integer_methods(py::class_<M>& c, const char* cls) {
+  const std::string name = std::string(cls) + ".privatize";
   for_each_generator([&]<class Gen>() {
     c.def(
         "release",
@@ -142,7 +155,7 @@ void integer_methods(py::class_<M>& c, const char* name) {
     c.def(
         "privatize",
         [name](const M& m, py::array v, Gen& g) {
-          auto s = writable_int_span(name, "value", v);
+          auto s = writable_int_span(name.c_str(), "value", v);
           with_engine(g, s.size(), [&](auto& e) { m.privatize(s, e); });
         },
         py::arg("value"),
@@ -198,13 +211,12 @@ FloatSafeLaplace for real releases.)doc");
           rel,
           "Noise scale b given directly.")
       .def_property_readonly("scale", &mech::laplace::scale, "Noise scale b.")
-      .def_property_readonly("l1_sensitivity", &mech::laplace::l1_sensitivity)
+      .def_property_readonly("l1_sensitivity",
+                             &mech::laplace::l1_sensitivity,
+                             "L1 sensitivity Delta_1 the noise is calibrated for.")
       .def_property_readonly("epsilon", &mech::laplace::epsilon, "Delta_1 / b.")
-      .def_property_readonly("variance", &mech::laplace::variance, "2 b^2.")
-      .def("float_safe",
-           &mech::laplace::float_safe,
-           "The float-safe release with the same epsilon and sensitivity.");
-  continuous_methods(lap, "Laplace.privatize");
+      .def_property_readonly("variance", &mech::laplace::variance, "2 b^2.");
+  continuous_methods(lap, "Laplace");
 
   py::class_<mech::gaussian> ga(m, "Gaussian", R"doc(
 Gaussian mechanism, research-grade (Box-Muller in double). Classical calibration (Dwork & Roth
@@ -239,18 +251,19 @@ real releases.)doc");
           py::arg("l2_sensitivity") = 1.0,
           rel,
           "sigma given directly.")
-      .def_property_readonly("sigma", &mech::gaussian::sigma)
-      .def_property_readonly("l2_sensitivity", &mech::gaussian::l2_sensitivity)
+      .def_property_readonly("sigma",
+                             &mech::gaussian::sigma,
+                             "Noise standard deviation sigma (discrete Gaussian: its parameter).")
+      .def_property_readonly("l2_sensitivity",
+                             &mech::gaussian::l2_sensitivity,
+                             "L2 sensitivity Delta_2 the noise is calibrated for.")
       .def_property_readonly(
           "noise_multiplier", &mech::gaussian::noise_multiplier, "sigma / Delta_2.")
       .def("delta_for_epsilon",
            &mech::gaussian::delta_for_epsilon,
            py::arg("epsilon"),
-           "delta(epsilon) of one release (Balle & Wang 2018, Thm. 8).")
-      .def("float_safe",
-           &mech::gaussian::float_safe,
-           "The float-safe release with the same sigma and sensitivity.");
-  continuous_methods(ga, "Gaussian.privatize");
+           "delta(epsilon) of one release (Balle & Wang 2018, Thm. 8).");
+  continuous_methods(ga, "Gaussian");
 
   py::class_<mech::float_safe_laplace> fsl(m, "FloatSafeLaplace", R"doc(
 Float-safe Laplace: discrete Laplace on the grid Lambda = 2^(floor(log2 b) - granularity_bits);
@@ -264,15 +277,18 @@ exactly epsilon-DP for a query of L1 sensitivity Delta_1, for every dimension.)d
          py::arg("l1_sensitivity") = 1.0,
          rel,
          py::arg("granularity_bits") = mech::float_safe_laplace::default_granularity_bits)
-      .def_property_readonly("epsilon", &mech::float_safe_laplace::epsilon)
-      .def_property_readonly("l1_sensitivity", &mech::float_safe_laplace::l1_sensitivity)
+      .def_property_readonly(
+          "epsilon", &mech::float_safe_laplace::epsilon, "Privacy parameter epsilon.")
+      .def_property_readonly("l1_sensitivity",
+                             &mech::float_safe_laplace::l1_sensitivity,
+                             "L1 sensitivity Delta_1 the noise is calibrated for.")
       .def_property_readonly("granularity",
                              &mech::float_safe_laplace::granularity,
                              "The grid Lambda (every output is a multiple of it).")
       .def_property_readonly("scale",
                              &mech::float_safe_laplace::scale,
                              "Effective noise scale of a scalar release (>= b).");
-  continuous_methods(fsl, "FloatSafeLaplace.privatize");
+  continuous_methods(fsl, "FloatSafeLaplace");
 
   py::class_<mech::float_safe_gaussian> fsg(m, "FloatSafeGaussian", R"doc(
 Float-safe Gaussian: discrete Gaussian on a grid; rho-zCDP with the continuous Gaussian's rho
@@ -295,11 +311,24 @@ Float-safe Gaussian: discrete Gaussian on a grid; rho-zCDP with the continuous G
           py::arg("l2_sensitivity") = 1.0,
           rel,
           py::arg("granularity_bits") = mech::float_safe_gaussian::default_granularity_bits)
-      .def_property_readonly("sigma", &mech::float_safe_gaussian::sigma)
-      .def_property_readonly("l2_sensitivity", &mech::float_safe_gaussian::l2_sensitivity)
-      .def_property_readonly("granularity", &mech::float_safe_gaussian::granularity)
+      .def_property_readonly("sigma",
+                             &mech::float_safe_gaussian::sigma,
+                             "Noise standard deviation sigma (discrete Gaussian: its parameter).")
+      .def_property_readonly("l2_sensitivity",
+                             &mech::float_safe_gaussian::l2_sensitivity,
+                             "L2 sensitivity Delta_2 the noise is calibrated for.")
+      .def_property_readonly("granularity",
+                             &mech::float_safe_gaussian::granularity,
+                             "The output grid Lambda (a power of two).")
       .def_property_readonly("rho", &mech::float_safe_gaussian::rho, "Delta_2^2 / (2 sigma^2).");
-  continuous_methods(fsg, "FloatSafeGaussian.privatize");
+  continuous_methods(fsg, "FloatSafeGaussian");
+  // After the float-safe classes exist, so that signatures name them.
+  lap.def("float_safe",
+          &mech::laplace::float_safe,
+          "The float-safe release with the same epsilon and sensitivity (FloatSafeLaplace).");
+  ga.def("float_safe",
+         &mech::gaussian::float_safe,
+         "The float-safe release with the same sigma and sensitivity (FloatSafeGaussian).");
 
   py::class_<mech::l2_laplace> l2l(m,
                                    "L2Laplace",
@@ -319,11 +348,13 @@ Float-safe Gaussian: discrete Gaussian on a grid; rho-zCDP with the continuous G
                   py::arg("scale"),
                   py::arg("delta"),
                   py::arg("l2_sensitivity"))
-      .def_property_readonly("scale", &mech::l2_laplace::scale)
-      .def_property_readonly("epsilon", &mech::l2_laplace::epsilon)
-      .def_property_readonly("delta", &mech::l2_laplace::delta)
-      .def_property_readonly("l2_sensitivity", &mech::l2_laplace::l2_sensitivity);
-  continuous_methods(l2l, "L2Laplace.privatize");
+      .def_property_readonly("scale", &mech::l2_laplace::scale, "Noise scale.")
+      .def_property_readonly("epsilon", &mech::l2_laplace::epsilon, "Privacy parameter epsilon.")
+      .def_property_readonly("delta", &mech::l2_laplace::delta, "Privacy parameter delta.")
+      .def_property_readonly("l2_sensitivity",
+                             &mech::l2_laplace::l2_sensitivity,
+                             "L2 sensitivity Delta_2 the noise is calibrated for.");
+  continuous_methods(l2l, "L2Laplace");
 
   py::class_<mech::discrete_laplace> dl(m, "DiscreteLaplace", R"doc(
 Discrete Laplace (two-sided geometric) noise, sampled exactly (Canonne, Kamath & Steinke 2020):
@@ -340,11 +371,14 @@ f(D) + Z is (Delta / scale)-DP for an integer query of sensitivity Delta.)doc");
                   &mech::discrete_laplace::from_scale,
                   py::arg("scale"),
                   py::arg("sensitivity") = 1)
-      .def_property_readonly("scale", &mech::discrete_laplace::scale)
-      .def_property_readonly("sensitivity", &mech::discrete_laplace::sensitivity)
-      .def_property_readonly("epsilon", &mech::discrete_laplace::epsilon)
-      .def_property_readonly("variance", &mech::discrete_laplace::variance);
-  integer_methods(dl, "DiscreteLaplace.privatize");
+      .def_property_readonly("scale", &mech::discrete_laplace::scale, "Noise scale.")
+      .def_property_readonly(
+          "sensitivity", &mech::discrete_laplace::sensitivity, "Sensitivity Delta of the query.")
+      .def_property_readonly(
+          "epsilon", &mech::discrete_laplace::epsilon, "Privacy parameter epsilon.")
+      .def_property_readonly(
+          "variance", &mech::discrete_laplace::variance, "Variance of one noise draw.");
+  integer_methods(dl, "DiscreteLaplace");
 
   py::class_<mech::discrete_gaussian> dg(m, "DiscreteGaussian", R"doc(
 Discrete Gaussian noise, sampled exactly (Canonne, Kamath & Steinke 2020, Algorithm 3):
@@ -365,10 +399,15 @@ Discrete Gaussian noise, sampled exactly (Canonne, Kamath & Steinke 2020, Algori
           py::arg("rho"),
           py::arg("l2_sensitivity") = 1.0,
           rel)
-      .def_property_readonly("sigma", &mech::discrete_gaussian::sigma)
-      .def_property_readonly("l2_sensitivity", &mech::discrete_gaussian::l2_sensitivity)
-      .def_property_readonly("rho", &mech::discrete_gaussian::rho);
-  integer_methods(dg, "DiscreteGaussian.privatize");
+      .def_property_readonly("sigma",
+                             &mech::discrete_gaussian::sigma,
+                             "Noise standard deviation sigma (discrete Gaussian: its parameter).")
+      .def_property_readonly("l2_sensitivity",
+                             &mech::discrete_gaussian::l2_sensitivity,
+                             "L2 sensitivity Delta_2 the noise is calibrated for.")
+      .def_property_readonly(
+          "rho", &mech::discrete_gaussian::rho, "zCDP parameter rho = Delta^2 / (2 sigma^2).");
+  integer_methods(dg, "DiscreteGaussian");
 
   py::class_<mech::randomized_response> rr(m, "RandomizedResponse", R"doc(
 k-ary randomized response (local model; epsilon-LDP per user). Inputs are categories in [0, k).)doc");
@@ -376,11 +415,16 @@ k-ary randomized response (local model; epsilon-LDP per user). Inputs are catego
                 &mech::randomized_response::calibrate,
                 py::arg("epsilon"),
                 py::arg("categories") = 2)
-      .def_property_readonly("epsilon", &mech::randomized_response::epsilon)
-      .def_property_readonly("categories", &mech::randomized_response::categories)
+      .def_property_readonly(
+          "epsilon", &mech::randomized_response::epsilon, "Privacy parameter epsilon.")
+      .def_property_readonly(
+          "categories", &mech::randomized_response::categories, "Number of categories k.")
       .def_property_readonly(
           "truth_probability", &mech::randomized_response::truth_probability, "p' (as run).")
-      .def_property_readonly("other_probability", &mech::randomized_response::other_probability)
+      .def_property_readonly(
+          "other_probability",
+          &mech::randomized_response::other_probability,
+          "q' = (1 - p') / (k - 1), probability of each other category (as run).")
       .def("pmf",
            &mech::randomized_response::pmf,
            py::arg("y"),
@@ -444,9 +488,12 @@ The exponential mechanism / report-noisy-max with Gumbel noise (McSherry & Talwa
         py::arg("utility_sensitivity") = 1.0,
         py::arg("monotone") = false,
         rel)
-      .def_property_readonly("epsilon", &mech::exponential_mechanism::epsilon)
-      .def_property_readonly("inverse_temperature",
-                             &mech::exponential_mechanism::inverse_temperature)
+      .def_property_readonly(
+          "epsilon", &mech::exponential_mechanism::epsilon, "Privacy parameter epsilon.")
+      .def_property_readonly(
+          "inverse_temperature",
+          &mech::exponential_mechanism::inverse_temperature,
+          "c = epsilon / (2 Delta_u) (epsilon / Delta_u for monotone utilities).")
       .def(
           "probabilities",
           [](const mech::exponential_mechanism& e, const f64_in& u) {
@@ -466,7 +513,8 @@ The exponential mechanism / report-noisy-max with Gumbel noise (McSherry & Talwa
         py::arg("utility_sensitivity") = 1.0,
         py::arg("monotone") = false,
         rel)
-      .def_property_readonly("epsilon", &mech::permute_and_flip::epsilon)
+      .def_property_readonly(
+          "epsilon", &mech::permute_and_flip::epsilon, "Privacy parameter epsilon.")
       .def(
           "probabilities",
           [](const mech::permute_and_flip& e, const f64_in& u) {
