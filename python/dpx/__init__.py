@@ -8,6 +8,7 @@ The compiled C++ library (dpx._dpx, pybind11) behind a small pythonic layer:
 * :mod:`dpx.accounting` -- accountants (PLD, RDP, zCDP, approximate-DP rules) and calibration,
   with dp_accounting-style events;
 * :mod:`dpx.data` -- dataset generators with their exact theory;
+* :mod:`dpx.solvers` -- GIST and DP-SGD on numpy X, y (result with trace and privacy events);
 * :mod:`dpx.experiments` -- run presets and load results as pandas DataFrames.
 
 Bad input raises :class:`dpx.ValidationError` (a ValueError) carrying the C++ message. With the
@@ -23,7 +24,7 @@ from ._dpx import (
     stable_hash,
     stream_derivation,
 )
-from . import accounting, data, experiments, mechanisms
+from . import accounting, data, experiments, mechanisms, solvers
 
 __version__ = "0.1.0"
 
@@ -37,6 +38,7 @@ __all__ = [
     "experiments",
     "mechanisms",
     "os_random",
+    "solvers",
     "stable_hash",
     "stream_derivation",
 ]

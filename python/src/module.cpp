@@ -13,6 +13,8 @@ PYBIND11_MODULE(_dpx, m) {
   dp::init_data(data);
   auto acc = m.def_submodule("accounting", "Privacy accountants (dpx::accounting).");
   dp::init_accounting(acc);
+  auto solvers = m.def_submodule("solvers", "Solvers (dpx::solvers).");
+  dp::init_solvers(solvers);
   auto bench = m.def_submodule("_bench", "C++ timings for bench/python (not public API).");
   dp::init_bench(bench);
 }

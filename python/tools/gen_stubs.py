@@ -4,8 +4,8 @@
 
 Regenerate after changing a binding; `gen_stubs.py --check` (run by python/tests/test_stubs.py)
 fails when a stub is stale.
-Produces python/dpx/_dpx.pyi (generators, events, errors), mechanisms.pyi and data.pyi (the
-latter with the pure-Python helpers of data.py appended).
+Produces python/dpx/_dpx.pyi (generators, events, errors), mechanisms.pyi, data.pyi and
+solvers.pyi (with the pure-Python helpers of data.py / solvers.py appended).
 """
 
 import inspect
@@ -158,6 +158,12 @@ def main():
         + "def model(name: str, **params: Any) -> Any: ...\n"
         + "def cli_stream(name: str, seed: int = ...) -> Philox: ...\n"
         + "def generate(name: str, n: int, seed: int = ..., **params: Any) -> Tuple[npt.NDArray[numpy.float64], Dict[str, Any]]: ...\n"
+    )
+    files["solvers.pyi"] = (
+        HEADER + '"""' + dpx.solvers.__doc__.strip() + '"""\n\n' + IMPORTS + gen_import
+        + "from .accounting import ComposedDpEvent\n\n"
+        + "\n".join(emit_module(_dpx.solvers))
+        + "\ndef privacy_event(result: SolveResult) -> ComposedDpEvent: ...\n"
     )
     del accounting_native
     if "--check" in sys.argv:
