@@ -8,6 +8,7 @@ The compiled C++ library (dpx._dpx, pybind11) behind a small pythonic layer:
 * :mod:`dpx.accounting` -- accountants (PLD, RDP, zCDP, approximate-DP rules) and calibration,
   with dp_accounting-style events;
 * :mod:`dpx.data` -- dataset generators with their exact theory;
+* :mod:`dpx.estimators` -- private means (winsorized, local model) on numpy input;
 * :mod:`dpx.solvers` -- GIST and DP-SGD on numpy X, y (result with trace and privacy events);
 * :mod:`dpx.experiments` -- run presets and load results as pandas DataFrames.
 
@@ -24,7 +25,7 @@ from ._dpx import (
     stable_hash,
     stream_derivation,
 )
-from . import accounting, data, experiments, mechanisms, solvers
+from . import accounting, data, estimators, experiments, mechanisms, solvers
 
 __version__ = "0.1.0"
 
@@ -35,6 +36,7 @@ __all__ = [
     "ValidationError",
     "accounting",
     "data",
+    "estimators",
     "experiments",
     "mechanisms",
     "os_random",

@@ -15,6 +15,8 @@ PYBIND11_MODULE(_dpx, m) {
   dp::init_accounting(acc);
   auto solvers = m.def_submodule("solvers", "Solvers (dpx::solvers).");
   dp::init_solvers(solvers);
+  auto estimators = m.def_submodule("estimators", "Private estimators (dpx::estimators).");
+  dp::init_estimators(estimators);
   auto bench = m.def_submodule("_bench", "C++ timings for bench/python (not public API).");
   dp::init_bench(bench);
 }

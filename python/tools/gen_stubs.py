@@ -165,6 +165,10 @@ def main():
         + "\n".join(emit_module(_dpx.solvers))
         + "\ndef privacy_event(result: SolveResult) -> ComposedDpEvent: ...\n"
     )
+    files["estimators.pyi"] = (
+        HEADER + '"""' + dpx.estimators.__doc__.strip() + '"""\n\n' + IMPORTS + gen_import
+        + "\n".join(emit_module(_dpx.estimators))
+    )
     del accounting_native
     if "--check" in sys.argv:
         stale = [n for n, text in files.items() if (PKG / n).read_text() != text]
