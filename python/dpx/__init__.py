@@ -10,6 +10,7 @@ The compiled C++ library (dpx._dpx, pybind11) behind a small pythonic layer:
 * :mod:`dpx.data` -- dataset generators with their exact theory;
 * :mod:`dpx.estimators` -- private means (winsorized, local model) on numpy input;
 * :mod:`dpx.solvers` -- GIST and DP-SGD on numpy X, y (result with trace and privacy events);
+* :mod:`dpx.audit` -- empirical lower bounds on epsilon (Clopper-Pearson threshold auditor);
 * :mod:`dpx.experiments` -- run presets and load results as pandas DataFrames.
 
 Bad input raises :class:`dpx.ValidationError` (a ValueError) carrying the C++ message. With the
@@ -25,7 +26,7 @@ from ._dpx import (
     stable_hash,
     stream_derivation,
 )
-from . import accounting, data, estimators, experiments, mechanisms, solvers
+from . import accounting, audit, data, estimators, experiments, mechanisms, solvers
 
 __version__ = "0.1.0"
 
@@ -35,6 +36,7 @@ __all__ = [
     "UnsupportedEventError",
     "ValidationError",
     "accounting",
+    "audit",
     "data",
     "estimators",
     "experiments",

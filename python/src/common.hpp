@@ -80,5 +80,6 @@ void init_accounting(py::module_& m);
 void init_bench(py::module_& m);
 void init_solvers(py::module_& m);
 void init_estimators(py::module_& m);
+void init_audit(py::module_& m);
 
 }  // namespace dpx::python

@@ -17,6 +17,8 @@ PYBIND11_MODULE(_dpx, m) {
   dp::init_solvers(solvers);
   auto estimators = m.def_submodule("estimators", "Private estimators (dpx::estimators).");
   dp::init_estimators(estimators);
+  auto audit = m.def_submodule("audit", "Privacy auditing (dpx::audit).");
+  dp::init_audit(audit);
   auto bench = m.def_submodule("_bench", "C++ timings for bench/python (not public API).");
   dp::init_bench(bench);
 }

@@ -22,7 +22,7 @@ def test_stubs_parse_and_are_current():
 
 def test_every_public_object_has_a_docstring():
     missing = []
-    for mod in (dpx, dpx.mechanisms, dpx.data, dpx.accounting, dpx.experiments, dpx.solvers, dpx.estimators):
+    for mod in (dpx, dpx.mechanisms, dpx.data, dpx.accounting, dpx.experiments, dpx.solvers, dpx.estimators, dpx.audit):
         assert mod.__doc__, mod.__name__
         for name in mod.__all__:
             obj = getattr(mod, name)

@@ -169,6 +169,10 @@ def main():
         HEADER + '"""' + dpx.estimators.__doc__.strip() + '"""\n\n' + IMPORTS + gen_import
         + "\n".join(emit_module(_dpx.estimators))
     )
+    files["audit.pyi"] = (
+        HEADER + '"""' + dpx.audit.__doc__.strip() + '"""\n\n' + IMPORTS
+        + "\n".join(emit_module(_dpx.audit))
+    )
     del accounting_native
     if "--check" in sys.argv:
         stale = [n for n, text in files.items() if (PKG / n).read_text() != text]
