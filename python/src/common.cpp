@@ -51,6 +51,7 @@ void init_errors(py::module_& m) {
       "Bad input to a dpx function (a ValueError). The message is the C++ library's; the "
       "attributes function, parameter and value name what was rejected (None when unknown).";
   unsupported.doc() = "An accountant was given a privacy event it cannot interpret.";
+  // NOLINTNEXTLINE(performance-unnecessary-value-param): pybind11 needs void(*)(exception_ptr)
   py::register_exception_translator([](std::exception_ptr p) {
     auto raise =
         [](py::handle type, const char* what, py::object fn, py::object par, py::object val) {

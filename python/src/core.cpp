@@ -77,7 +77,7 @@ releases use dpx.os_random() or Philox.os_seeded().)doc")
           "Counter of the next block to be generated (a 4-tuple).")
       .def(
           "random_raw",
-          [](philox_gen& g, py::object size) -> py::object {
+          [](philox_gen& g, const py::object& size) -> py::object {
             if (size.is_none()) return py::int_(with_engine(g, 1, [](auto& e) { return e(); }));
             py::array_t<std::uint32_t> out(size.cast<py::ssize_t>());
             std::span<std::uint32_t> s(out.mutable_data(), static_cast<std::size_t>(out.size()));
@@ -88,7 +88,7 @@ releases use dpx.os_random() or Philox.os_seeded().)doc")
           "Raw 32-bit outputs (an int, or a uint32 array of length size).")
       .def(
           "uniform",
-          [](philox_gen& g, py::object size) -> py::object {
+          [](philox_gen& g, const py::object& size) -> py::object {
             if (size.is_none())
               return py::float_(with_engine(g, 1, [](auto& e) { return e.uniform01(); }));
             py::array_t<double> out(size.cast<py::ssize_t>());
@@ -126,7 +126,7 @@ The operating system's CSPRNG (getrandom(2)), buffered. Not reproducible by desi
 generator for real data releases. Create it with dpx.os_random().)doc")
       .def(
           "random_raw",
-          [](os_gen& g, py::object size) -> py::object {
+          [](os_gen& g, const py::object& size) -> py::object {
             if (size.is_none()) return py::int_(with_engine(g, 1, [](auto& e) { return e(); }));
             py::array_t<std::uint64_t> out(size.cast<py::ssize_t>());
             auto* p = out.mutable_data();

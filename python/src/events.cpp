@@ -21,7 +21,7 @@ template <class E>
 py::class_<E> event_class(py::module_& m, const char* name, const char* doc) {
   py::class_<E> c(m, name, doc);
   c.def("__eq__", [](const E& a, const E& b) { return a == b; });
-  c.def("__eq__", [](const E&, py::object) { return false; });
+  c.def("__eq__", [](const E&, const py::object&) { return false; });
   c.def_property_readonly(
       "kind",
       [](const E& e) { return core::event_name(core::privacy_event(e)); },
