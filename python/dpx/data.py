@@ -1,6 +1,7 @@
 """Dataset generators with their exact theory (dpx::data).
 
-Each model is a class; ``model.sample(n, rng)`` returns a float64 array of length n (filled in
+Each model is a class; ``model.sample(n, rng)`` (fixed-length models :class:`Toeplitz` and
+:class:`FGN`, built for one length n: ``model.sample(rng)``) returns a float64 array of length n (filled in
 place by the C++ generator, no copy) and ``model.theory(n)`` a dict of its exact quantities
 (mean, variance, long-run variance, autocorrelations at lags 1..5, log-Sobolev constants,
 n Var(mean)), with the keys of ``dpx generate MODEL --describe``.
@@ -17,7 +18,18 @@ import numpy as np
 
 from . import _dpx
 from ._dpx import Philox, stable_hash
-from ._dpx.data import AR1, AR1T, ARMA, Beta, Equicorrelated, IidGaussian, StudentT, Uniform
+from ._dpx.data import (
+    AR1,
+    AR1T,
+    ARMA,
+    FGN,
+    Beta,
+    Equicorrelated,
+    IidGaussian,
+    StudentT,
+    Toeplitz,
+    Uniform,
+)
 
 __all__ = [
     "AR1",
@@ -25,9 +37,12 @@ __all__ = [
     "ARMA",
     "Beta",
     "Equicorrelated",
+    "FGN",
+    "FIXED_LENGTH_MODELS",
     "IidGaussian",
     "MODELS",
     "StudentT",
+    "Toeplitz",
     "Uniform",
     "cli_stream",
     "generate",
@@ -50,6 +65,9 @@ MODELS = {
     "equicorrelated": Equicorrelated,
 }
 
+#: Models whose length n is fixed at construction (circulant embedding): ``Model(n, **params)``.
+FIXED_LENGTH_MODELS = {"toeplitz": Toeplitz, "fgn": FGN}
+
 
 def model(name: str, **params):
     """The model called ``name`` in ``dpx generate`` with these parameters."""
@@ -67,5 +85,8 @@ def cli_stream(name: str, seed: int = 1) -> Philox:
 
 def generate(name: str, n: int, seed: int = 1, **params) -> Tuple[np.ndarray, Dict]:
     """(sample, theory) exactly as ``dpx generate NAME --n N --seed SEED --describe``."""
+    if name in FIXED_LENGTH_MODELS:
+        fixed = FIXED_LENGTH_MODELS[name](n, **params)
+        return fixed.sample(cli_stream(name, seed)), fixed.theory()
     m = model(name, **params)
     return m.sample(n, cli_stream(name, seed)), m.theory(n)

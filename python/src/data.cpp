@@ -83,6 +83,51 @@ struct iid_adapter : M {
   }
 };
 
+// Fixed-length stationary Gaussian series sampled by circulant embedding (toeplitz, fgn): the
+// length n is part of the model (the embedding is built once), so sample(rng) takes no n and
+// theory() no argument.
+template <class M>
+py::class_<M> fixed_length_model(py::module_& m, const char* name, const char* doc) {
+  py::class_<M> c(m, name, doc);
+  for_each_generator([&]<class Gen>() {
+    c.def(
+        "sample",
+        [](const M& md, Gen& g) {
+          const std::size_t n = md.sampler().size();
+          py::array_t<double> out(static_cast<py::ssize_t>(n));
+          with_engine(g, n, [&](auto& e) {
+            const auto x = md.sample(e);
+            std::copy(x.begin(), x.end(), out.mutable_data());  // one copy out of the xtensor
+          });
+          return out;
+        },
+        py::arg("rng"),
+        "One path of the model's length n as a float64 array.");
+  });
+  c.def(
+      "theory",
+      [](const M& md) {
+        py::dict d;
+        d["mean"] = md.mean();
+        d["variance"] = md.variance();
+        d["long_run_variance"] = md.long_run_variance();
+        py::list ac;
+        for (std::size_t h = 1; h <= 5; ++h) ac.append(md.autocorrelation(h));
+        d["autocorrelation"] = ac;
+        d["log_sobolev"] = md.log_sobolev();
+        d["marginal_log_sobolev"] = md.marginal_log_sobolev();
+        d["mean_variance_constant"] = md.mean_variance_constant();
+        d["embedding_size"] = md.sampler().embedding_size();
+        return d;
+      },
+      "Exact theoretical quantities for the model's length (keys as in `dpx generate "
+      "MODEL --describe`).");
+  c.def_property_readonly(
+      "n", [](const M& md) { return md.sampler().size(); }, "Length of a path.");
+  c.def("autocorrelation", &M::autocorrelation, py::arg("h"), "Correlation at lag h.");
+  return c;
+}
+
 }  // namespace
 
 void init_data(py::module_& m) {
@@ -156,6 +201,32 @@ void init_data(py::module_& m) {
              return data::equicorrelated(data::equicorrelated_options{c, v, mu});
            }),
            py::arg("correlation") = 0.25,
+           py::arg("variance") = 1.0,
+           py::arg("mu") = 0.0);
+  fixed_length_model<data::toeplitz>(
+      m,
+      "Toeplitz",
+      "Gaussian with Cov(X_s, X_t) = variance rho^|s-t|, length n (circulant embedding).")
+      .def(py::init([](std::size_t n, double rho, double v, double mu) {
+             const data::toeplitz_options o{rho, v, mu};
+             o.validate();
+             return data::toeplitz(n, o);
+           }),
+           py::arg("n"),
+           py::arg("rho") = 0.95,
+           py::arg("variance") = 1.0,
+           py::arg("mu") = 0.0);
+  fixed_length_model<data::fgn>(m,
+                                "FGN",
+                                "Fractional Gaussian noise with Hurst index H, length n "
+                                "(circulant embedding).")
+      .def(py::init([](std::size_t n, double hurst, double v, double mu) {
+             const data::fgn_options o{hurst, v, mu};
+             o.validate();
+             return data::fgn(n, o);
+           }),
+           py::arg("n"),
+           py::arg("hurst") = 0.75,
            py::arg("variance") = 1.0,
            py::arg("mu") = 0.0);
 }

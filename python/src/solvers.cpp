@@ -56,7 +56,9 @@ void init_solvers(py::module_& m) {
   py::class_<sol::solve_result>(m, "SolveResult", "Result of a solver run (dpx::solvers).")
       .def_property_readonly(
           "x",
-          [](const sol::solve_result& r) { return py::array_t<double>(r.x.size(), r.x.data()); },
+          [](const sol::solve_result& r) {
+            return py::array_t<double>(static_cast<py::ssize_t>(r.x.size()), r.x.data());
+          },
           "The returned iterate (coefficients), a new float64 array.")
       .def_property_readonly(
           "status",
@@ -74,14 +76,15 @@ void init_solvers(py::module_& m) {
       .def_property_readonly(
           "trace",
           [](const sol::solve_result& r) {
-            const auto n = r.trace.size();
+            const auto n = static_cast<py::ssize_t>(r.trace.size());
             py::array_t<std::int64_t> it(n);
             py::array_t<double> obj(n), step(n), sec(n);
-            for (std::size_t i = 0; i < n; ++i) {
-              it.mutable_at(i) = r.trace[i].iteration;
-              obj.mutable_at(i) = r.trace[i].objective;
-              step.mutable_at(i) = r.trace[i].step;
-              sec.mutable_at(i) = r.trace[i].seconds;
+            for (py::ssize_t i = 0; i < n; ++i) {
+              const auto& t = r.trace[static_cast<std::size_t>(i)];
+              it.mutable_at(i) = t.iteration;
+              obj.mutable_at(i) = t.objective;
+              step.mutable_at(i) = t.step;
+              sec.mutable_at(i) = t.seconds;
             }
             py::dict d;
             d["iteration"] = it;

@@ -29,6 +29,8 @@ def cli_series(cli, model, n, seed, *params):
         ("ar1_t", {"phi": 0.3}, ["--phi", 0.3]),
         ("arma", {"phi": [0.5, -0.2], "theta": [0.4]}, ["--phi", "0.5,-0.2", "--theta", 0.4]),
         ("equicorrelated", {"correlation": 0.3}, ["--correlation", 0.3]),
+        ("toeplitz", {"rho": 0.8}, ["--rho", 0.8]),
+        ("fgn", {"hurst": 0.7}, ["--hurst", 0.7]),
     ],
 )
 def test_generate_matches_cli(cli, model, params, cli_params):
@@ -58,6 +60,14 @@ def test_ar1_theory_closed_form():
     # n Var(mean) = (1/n) sum_{s,t} gamma(|s-t|), summed directly.
     mvc = sum(g0 * phi ** abs(s - u) for s in range(n) for u in range(n)) / n
     assert t["mean_variance_constant"] == pytest.approx(mvc, rel=1e-12)
+
+
+def test_fgn_theory_closed_form():
+    # fGn autocorrelation (Mandelbrot & Van Ness 1968): ((h+1)^2H - 2 h^2H + (h-1)^2H) / 2.
+    H = 0.7
+    t = D.FGN(64, hurst=H).theory()
+    want = [((h + 1) ** (2 * H) - 2 * h ** (2 * H) + (h - 1) ** (2 * H)) / 2 for h in range(1, 6)]
+    assert t["autocorrelation"] == pytest.approx(want, rel=1e-12)
 
 
 def test_sample_is_fresh_array_and_stream_advances():

@@ -154,7 +154,8 @@ def main():
         HEADER + '"""' + dpx.data.__doc__.strip() + '"""\n\n' + IMPORTS
         + "from typing import Callable, Dict, Tuple\n\n" + gen_import
         + "\n".join(emit_module(_dpx.data))
-        + "\nMODELS: Dict[str, Callable[..., Any]]\n\n"
+        + "\nMODELS: Dict[str, Callable[..., Any]]\n"
+        + "FIXED_LENGTH_MODELS: Dict[str, Callable[..., Any]]\n\n"
         + "def model(name: str, **params: Any) -> Any: ...\n"
         + "def cli_stream(name: str, seed: int = ...) -> Philox: ...\n"
         + "def generate(name: str, n: int, seed: int = ..., **params: Any) -> Tuple[npt.NDArray[numpy.float64], Dict[str, Any]]: ...\n"
