@@ -93,7 +93,9 @@ def main():
     # 2. bulk fills
     base = numpy_baseline()
     g = dpx.Philox(1)
-    out = np.empty(N)
+    # fill(out) reuses an array dpx allocated (64-byte aligned; a plain np.empty array is only
+    # 16-byte aligned, which costs the SIMD kernels ~10%).
+    out = M.Laplace.from_scale(1.0).sample(g, N)
     for kind, mech, np_key in (("laplace", M.Laplace.from_scale(1.0), "laplace"),
                                ("gaussian", M.Gaussian.from_sigma(1.0), "normal")):
         t_fill, t_c = paired(lambda: mech.fill(out, g), lambda: _dpx._bench.fill(kind, N, 1))

@@ -50,7 +50,7 @@ py::class_<M> series_model(py::module_& m, const char* name, const char* doc) {
         "sample",
         [](const M& md, py::ssize_t n, Gen& g) {
           if (n < 1) core::throw_invalid("sample", "n", double(n), "must be >= 1");
-          py::array_t<double> out(n);
+          auto out = aligned_array(static_cast<std::size_t>(n));
           std::span<double> s(out.mutable_data(), static_cast<std::size_t>(n));
           with_engine(g, s.size(), [&](auto& e) { md.sample_into(s, e); });
           return out;

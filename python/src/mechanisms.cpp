@@ -113,7 +113,7 @@ void continuous_methods(py::class_<M>& c, const char* cls) {
         "sample",
         [](const M& m, Gen& g, py::ssize_t size) {
           if (size < 0) core::throw_invalid("sample", "size", double(size), "must be >= 0");
-          py::array_t<double> out(size);
+          auto out = aligned_array(static_cast<std::size_t>(size));
           std::span<double> s(out.mutable_data(), static_cast<std::size_t>(size));
           with_engine(g, s.size(), [&](auto& e) { m.fill(s, e); });
           return out;
@@ -170,7 +170,7 @@ void integer_methods(py::class_<M>& c, const char* cls) {
         "sample",
         [](const M& m, Gen& g, py::ssize_t size) {
           if (size < 0) core::throw_invalid("sample", "size", double(size), "must be >= 0");
-          py::array_t<std::int64_t> out(size);
+          auto out = aligned_int_array(static_cast<std::size_t>(size));
           std::span<std::int64_t> s(out.mutable_data(), static_cast<std::size_t>(size));
           with_engine(g, s.size(), [&](auto& e) { m.fill(s, e); });
           return out;
