@@ -9,6 +9,9 @@ DPX_PACKAGES=(
   libboost-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev
   libfftw3-dev librandom123-dev
   python3 python3-matplotlib python3-numpy
+  # The Python package (python/): pybind11 module, pytest suites, offline pip install.
+  pybind11-dev python3-dev python3-pytest python3-pandas python3-setuptools python3-wheel
+  python3-venv python3-pip
 )
 
 # Optional: the MPI runner (configure preset mpi, `scripts/test.sh --mpi`). Default builds and

@@ -47,4 +47,16 @@ cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset" -j "$jobs"
 built=$(date +%s)
 echo "dpx: build ($preset) took $((built - start)) s" >&2
+
+# Python package (python/): the release preset builds dpx._dpx with pybind11 and registers the
+# pytest suites (label python) in CTest. If pybind11 or the Python headers were missing, CMake
+# only warns; fail here instead of passing without them.
+if [ "$preset" = release ]; then
+  py_tests=$(ctest --preset release -N -L python | sed -n 's/^Total Tests: //p')
+  if [ "${py_tests:-0}" -eq 0 ]; then
+    echo "dpx: the Python tests are not registered (pybind11-dev, python3-dev missing?)" >&2
+    exit 1
+  fi
+fi
+
 ctest --preset "$preset" -j "$jobs"

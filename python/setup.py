@@ -1,0 +1,71 @@
+"""Builds the dpx extension module with the project's CMake build and installs the package.
+
+The CMake build directory is $DPX_BUILD_DIR when set (absolute, or relative to the repository
+root; an existing, configured build such as build/release is reused as is), otherwise <repo>/build/python, configured here for this
+interpreter (Release, tests off). The package also gets the dpx command-line tool (dpx/bin/dpx,
+used by dpx.experiments), the preset files and the plotting script (dpx/share/dpx/...), laid
+out so that the tool finds them next to itself.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+
+class CMakeExtension(Extension):
+    def __init__(self, name):
+        super().__init__(name, sources=[])
+
+
+class CMakeBuild(build_ext):
+    def build_extension(self, ext):
+        env_dir = os.environ.get("DPX_BUILD_DIR")
+        # pip runs this script from python/: a relative DPX_BUILD_DIR is taken from the
+        # repository root (DPX_BUILD_DIR=build/release reuses the release preset's build).
+        build_dir = (ROOT / env_dir).resolve() if env_dir else ROOT / "build" / "python"
+        if not env_dir or not (build_dir / "CMakeCache.txt").is_file():
+            subprocess.run(
+                [
+                    "cmake", "-S", str(ROOT), "-B", str(build_dir),
+                    "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG",
+                    "-DDPX_BUILD_PYTHON=ON", "-DDPX_BUILD_TESTS=OFF", "-DDPX_BUILD_APPS=ON",
+                    "-DDPX_INSTALL=OFF", f"-DPython_EXECUTABLE={sys.executable}",
+                ],
+                check=True,
+            )
+        jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))
+        subprocess.run(
+            ["cmake", "--build", str(build_dir), "-j", jobs, "--target", "dpx_python", "dpx"],
+            check=True,
+        )
+        suffix = sysconfig.get_config_var("EXT_SUFFIX")
+        module = build_dir / "python" / "dpx" / f"_dpx{suffix}"
+        if not module.is_file():
+            raise RuntimeError(
+                f"{module} was not built: the build in {build_dir} targets another Python "
+                f"(reconfigure it with -DPython_EXECUTABLE={sys.executable})"
+            )
+        target = Path(self.get_ext_fullpath(ext.name))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(module, target)
+        pkg = target.parent
+        (pkg / "bin").mkdir(exist_ok=True)
+        shutil.copy2(build_dir / "bin" / "dpx", pkg / "bin" / "dpx")
+        share = pkg / "share" / "dpx"
+        for preset in (ROOT / "experiments").glob("*/preset.toml"):
+            dest = share / "experiments" / preset.parent.name
+            dest.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(preset, dest / "preset.toml")
+        shutil.copy2(ROOT / "libs" / "harness" / "python" / "dpx_plot.py", share / "dpx_plot.py")
+
+
+setup(ext_modules=[CMakeExtension("dpx._dpx")], cmdclass={"build_ext": CMakeBuild})
