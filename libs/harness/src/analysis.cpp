@@ -29,42 +29,14 @@ std::vector<rate_result> write_analysis(const tidy_table& t,
   fs::create_directories(out_dir);
 
   std::vector<rate_result> results = fit_rates(t, rates, options);
-  write_file_atomic(out_dir / "summary.csv", summary_csv(t));
+  // Summaries and figures show the preset's own grid; control cells are only in tidy.csv and
+  // the rate tables (docs/presets.md, "Controls").
+  const tidy_table grid = rows_with_control(t, "");
+  write_file_atomic(out_dir / "summary.csv", summary_csv(grid));
   write_file_atomic(out_dir / "rates.csv", rates_csv(results));
   write_file_atomic(out_dir / "rates.md", rates_markdown(results, options.confidence));
   write_file_atomic(out_dir / "rates.tex", rates_latex(results, options.confidence));
-  {
-    nlohmann::ordered_json j = nlohmann::ordered_json::array();
-    for (const auto& r : results) {
-      nlohmann::ordered_json jr;
-      jr["rate"] = r.rate;
-      jr["group"] = r.group;
-      jr["group_values"] = nlohmann::ordered_json::object();
-      for (const auto& [k, v] : r.group_values) jr["group_values"][k] = v;
-      for (const auto& [k, v] : {std::pair<const char*, double>{"slope", r.slope},
-                                 {"ci_lo", r.ci_lo},
-                                 {"ci_hi", r.ci_hi},
-                                 {"ci_level", r.ci_level},
-                                 {"r2", r.r2},
-                                 {"intercept", r.intercept},
-                                 {"expected", r.expected},
-                                 {"tolerance", r.tolerance}}) {
-        if (std::isfinite(v)) {
-          jr[k] = v;
-        } else {
-          jr[k] = nullptr;
-        }
-      }
-      jr["points"] = r.points;
-      jr["replications"] = r.replications;
-      jr["pass"] = r.pass;
-      jr["informational"] = r.informational;
-      jr["check"] = r.check == rate_check::tolerance ? "tolerance" : "ci";
-      jr["note"] = r.note;
-      j.push_back(jr);
-    }
-    write_file_atomic(out_dir / "rates.json", j.dump(2) + "\n");
-  }
+  write_file_atomic(out_dir / "rates.json", rates_json(results));
 
   std::string figure_status;  // why figures were not rendered ("" when they were)
   const bool rendered = render_figures(figures, rates, results, out_dir, options, &figure_status);
@@ -75,7 +47,11 @@ std::vector<rate_result> write_analysis(const tidy_table& t,
   std::set<std::string> cell_ids;
   std::size_t failed = 0;
   std::map<std::string, std::size_t> failure_messages;
+  std::set<std::string> control_ids;
   for (const auto& row : t.rows) {
+    if (t.has_param(control_column) && !row.params[t.param_index(control_column)].empty()) {
+      control_ids.insert(row.cell_id);
+    }
     cell_ids.insert(row.cell_id);
     if (row.status != "ok") {
       ++failed;
@@ -86,7 +62,11 @@ std::vector<rate_result> write_analysis(const tidy_table& t,
       "# " + (options.preset_name.empty() ? std::string("dpx experiment") : options.preset_name) +
       "\n\n";
   if (!options.description.empty()) md += options.description + "\n\n";
-  md += "- cells: " + std::to_string(cell_ids.size()) + "\n";
+  md += "- cells: " + std::to_string(cell_ids.size() - control_ids.size());
+  if (!control_ids.empty()) {
+    md += " (+ " + std::to_string(control_ids.size()) + " negative-control cells)";
+  }
+  md += "\n";
   md += "- replications: " + std::to_string(t.rows.size()) + "\n";
   md += "- failed replications: " + std::to_string(failed) + "\n";
   if (!failure_messages.empty()) {

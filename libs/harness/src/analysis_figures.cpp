@@ -80,7 +80,7 @@ std::string figures_json(const std::vector<figure_spec>& figures,
       }
       if (!compatible) continue;
       for (const auto& r : results) {
-        if (r.rate != rate_name(spec) || std::isnan(r.slope)) continue;
+        if (r.rate != rate_name(spec) || r.control || std::isnan(r.slope)) continue;
         json series = json::object();
         bool ok = true;
         for (const auto& [name, value] : r.group_values) {

@@ -56,4 +56,21 @@ resolved_filters resolve_filters(const tidy_table& t, const std::vector<row_filt
   return out;
 }
 
+tidy_table rows_with_control(const tidy_table& t, const std::string& label) {
+  if (!t.has_param(control_column)) return label.empty() ? t : tidy_table{};
+  const std::size_t ci = t.param_index(control_column);
+  tidy_table out;
+  out.metric_names = t.metric_names;
+  for (std::size_t i = 0; i < t.param_names.size(); ++i) {
+    if (i != ci) out.param_names.push_back(t.param_names[i]);
+  }
+  for (const auto& row : t.rows) {
+    if (row.params[ci] != label) continue;
+    tidy_row r = row;
+    r.params.erase(r.params.begin() + static_cast<std::ptrdiff_t>(ci));
+    out.rows.push_back(std::move(r));
+  }
+  return out;
+}
+
 }  // namespace dpx::harness::analysis_internal

@@ -38,6 +38,10 @@ resolved_filters resolve_filters(const tidy_table& t, const std::vector<row_filt
 /// Does the row pass every filter?
 bool row_matches(const tidy_row& row, const resolved_filters& filters);
 
+/// The rows of t whose control column (control_column) equals label, without that column:
+/// label "" gives the preset's own grid. A table without the column is all grid.
+tidy_table rows_with_control(const tidy_table& t, const std::string& label);
+
 // ---- statistics helpers (analysis_stats.cpp) ----
 double mean_of(const std::vector<double>& v);
 /// Median of v (reorders v): exact selection, equal to the type-7 quantile at 1/2.

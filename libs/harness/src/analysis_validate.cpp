@@ -80,6 +80,35 @@ void validate_specs(const std::vector<figure_spec>& figures,
     }
     for (const auto& w : r.where) check_param(where, "where", w.name, params);
     core::check_finite(where, "expected_slope", r.expected_slope);
+    if (r.kind == rate_kind::ratio_flat && r.expected_slope != 0) {
+      throw core::invalid_argument_error(where,
+                                         "expected_slope",
+                                         format_number(r.expected_slope),
+                                         "must be 0 for kind = ratio_flat (the ratio is flat)");
+    }
+    if (r.kind == rate_kind::ratio_bound) {
+      if (!(std::isfinite(r.bound_constant) && r.bound_constant > 0)) {
+        throw core::invalid_argument_error(
+            where, "bound_constant", format_number(r.bound_constant), "must be finite and > 0");
+      }
+    }
+    for (const auto& [k, v] : r.control) {
+      if (k == control_column) {
+        throw core::invalid_argument_error(
+            where, "control", k, "is reserved for the control marker column");
+      }
+      check_param(where, "control", k, params);
+      if (k == r.x) {
+        throw core::invalid_argument_error(
+            where, "control", k, "must not override x (the control sweeps the same x values)");
+      }
+    }
+    for (const auto& c : r.claims) {
+      if (c.empty() || c.find_first_of(" \t,|") != std::string::npos) {
+        throw core::invalid_argument_error(
+            where, "claim", c, "must be a non-empty ledger id without spaces, commas or pipes");
+      }
+    }
     core::check_nonnegative(where, "tolerance", r.tolerance);
     if (r.fit_range) {
       if (std::isnan(r.fit_range->first) || std::isnan(r.fit_range->second) ||
