@@ -18,6 +18,7 @@ struct claims_options {
   std::string experiments;
   std::string ledger;
   std::string out;
+  std::string label;
   bool json = false;
   bool markdown = false;
   bool lint = false;
@@ -38,6 +39,9 @@ const bool registered = dpx::cli::register_command(
       sub.add_flag("--markdown", o->markdown, "The Markdown page docs/claims.md");
       sub.add_option(
           "--out", o->out, "Write the output to this file (atomically) instead of stdout");
+      sub.add_option("--label",
+                     o->label,
+                     "How the Markdown page names the results (default: the --results path)");
       sub.add_flag("--lint",
                    o->lint,
                    "Only check the ledger against the presets (unknown claim ids, claims with "
@@ -67,7 +71,8 @@ const bool registered = dpx::cli::register_command(
         if (o->json) {
           text = dpx::harness::claims_json(rows);
         } else if (o->markdown) {
-          text = dpx::harness::claims_markdown(ledger, rows, o->results);
+          text =
+              dpx::harness::claims_markdown(ledger, rows, o->label.empty() ? o->results : o->label);
         } else {
           text = dpx::harness::claims_text(rows);
         }

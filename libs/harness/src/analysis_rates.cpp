@@ -232,6 +232,8 @@ void fit_group(const rate_spec& spec,
   res.note = note;
 }
 
+constexpr const char* no_rows_note = "no rows match the rate's where filters";
+
 /// A result row of spec with everything but the fit filled in.
 rate_result new_result(const rate_spec& spec, bool control) {
   rate_result r;
@@ -286,7 +288,7 @@ void fit_plain(const tidy_table& t,
       rate_result r = new_result(spec, control);
       r.ci_level = options.confidence;
       r.slope = r.intercept = r.r2 = r.ci_lo = r.ci_hi = nan_v;
-      r.note = "no rows match the rate's where filters";
+      r.note = no_rows_note;
       r.check_pass = false;
       out.push_back(std::move(r));
       continue;
@@ -373,6 +375,9 @@ std::vector<rate_result> fit_rates(const tidy_table& t,
     const std::string label = control_label(spec);
     const tidy_table ctrl = has_controls ? rows_with_control(t, label) : tidy_table{};
     if (!ctrl.rows.empty()) fit_plain(ctrl, {control_spec(spec)}, options, true, controls);
+    // Control rows that match none of the rate's filters are missing, not a failed control
+    // (which would credit the check with power it was never shown to have).
+    if (controls.size() == 1 && controls[0].note == no_rows_note) controls.clear();
     // A main row pairs with the control row of the same group (when the overrides leave the
     // group_by parameters alone), else with the whole control: it has power when some control
     // row fails.

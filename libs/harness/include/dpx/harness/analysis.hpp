@@ -111,8 +111,10 @@ struct rate_result {
   double expected = 0, tolerance = 0;
   std::size_t points = 0;        ///< x values inside the fit range
   std::size_t replications = 0;  ///< replications present at every x (used in the fit)
-  bool pass = false;             ///< expected in [ci_lo, ci_hi] (unless check is tolerance) and
-                                 ///< |slope - expected| <= tol
+  /// The gate: the check holds on its cells (check_pass: expected in [ci_lo, ci_hi] unless
+  /// check is tolerance, and |slope - expected| <= tol; for ratio_bound value_hi <= bound) and,
+  /// for a grid row of a controlled rate, its control did not pass (control_verdict "fails").
+  bool pass = false;
   bool informational = false;
   rate_check check = rate_check::ci_and_tolerance;
   std::string note;  ///< why a fit could not be made, if so
