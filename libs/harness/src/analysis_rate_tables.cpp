@@ -260,15 +260,22 @@ std::string rates_latex(const std::vector<rate_result>& results, double confiden
     } else if (std::isnan(r.slope)) {
       fitted = "--";
     } else {
-      fitted = latex_num(r.slope, 3) + " [" + latex_num(r.ci_lo, 3) + ", " +
-               latex_num(r.ci_hi, 3) + "]";
+      fitted =
+          latex_num(r.slope, 3) + " [" + latex_num(r.ci_lo, 3) + ", " + latex_num(r.ci_hi, 3) + "]";
     }
     const std::string expected = r.kind == rate_kind::ratio_bound
                                      ? "$\\le " + short_number(r.bound) + "$"
                                      : latex_num(r.expected, 3);
-    out += latex_escape(rate_cell(r)) + " & " + latex_escape(r.group) + " & " + expected + " & " +
-           fitted + " & " + latex_num(r.r2, 3) + " & " + std::to_string(r.points) + " & " +
-           latex_escape(verdict(r));
+    out += latex_escape(rate_cell(r));
+    for (const std::string& cell : {latex_escape(r.group),
+                                    expected,
+                                    fitted,
+                                    latex_num(r.r2, 3),
+                                    std::to_string(r.points),
+                                    latex_escape(verdict(r))}) {
+      out += " & ";
+      out += cell;
+    }
     if (any_control) out += " & " + latex_escape(control_cell(r));
     out += " \\\\\n";
   }
