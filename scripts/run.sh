@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The main job: build dpx, run the quick experiment suite (every preset under experiments/ in its
-# --quick form), and write figures and tables under results/.
-#   scripts/run.sh            quick suite (a few minutes on 2 cores)
-#   scripts/run.sh --full     the full presets (long)
+# --quick form), and write figures, tables and the claims ledger under results/.
+#   scripts/run.sh            quick suite (a few minutes on 2 cores); results/claims.md
+#   scripts/run.sh --full     the full presets (long); also refreshes docs/claims.md
 # Results are cached per block: rerunning reuses finished work.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +23,15 @@ cmake --preset release >/dev/null
 cmake --build --preset release -j "$(nproc)" --target dpx
 status=0
 build/release/bin/dpx run --all $quick --out results --check || status=$?
+# The claims ledger joined with these results (docs/claims.md). The published page is
+# regenerated only from full runs: quick grids are too small to stand for the claims.
+build/release/bin/dpx claims --results results --markdown --out results/claims.md || status=$?
+build/release/bin/dpx claims --results results --json --out results/claims.json || status=$?
+if [[ -z "$quick" ]]; then
+  build/release/bin/dpx claims --results results --markdown --out docs/claims.md || status=$?
+fi
 echo
 echo "dpx: results are under $(pwd)/results/<preset>/:"
 echo "  report.md (start here), figures/*.pdf|png, rates.md|tex|csv, summary.csv, tidy.csv, manifest.json"
+echo "claims ledger: $(pwd)/results/claims.md (and claims.json)"
 exit $status

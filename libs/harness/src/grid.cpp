@@ -3,6 +3,7 @@
 #include <set>
 
 #include "dpx/core/hash.hpp"
+#include "dpx/harness/controls.hpp"
 #include "dpx/harness/preset.hpp"
 
 namespace dpx::harness {
@@ -120,6 +121,7 @@ std::vector<cell> expand_grid(const preset& p) {
     }
     out.push_back(std::move(c));
   }
+  add_control_cells(p, *d, swept, out);  // negative controls of the rate checks
   if (out.empty())
     throw preset_error(p.path.string() + ": the grid is empty (everything excluded)");
   return out;

@@ -352,9 +352,19 @@ rate_spec parse_rate(const ctx& c, const toml::table& t, std::size_t index) {
               "tolerance",
               "informational",
               "check",
-              "description"},
+              "description",
+              "claim",
+              "kind",
+              "bound_constant",
+              "control",
+              "control_description",
+              "control_replications"},
              what);
+  // ratio_flat's expected slope is 0 and ratio_bound has none.
+  const bool ratio = t.contains("kind") && t.get("kind")->is_string() &&
+                     t.get("kind")->as_string()->get() != "slope";
   for (const char* req : {"x", "y", "expected_slope"}) {
+    if (ratio && std::string(req) == "expected_slope") continue;
     if (!t.contains(req)) c.fail(t, what + " needs '" + req + "'");
   }
   rate_spec r;
@@ -405,8 +415,57 @@ rate_spec parse_rate(const ctx& c, const toml::table& t, std::size_t index) {
         c.fail(v, w + " = '" + m + "' must be \"ci\" or \"tolerance\"");
     } else if (key == "description")
       r.description = get_string(c, v, w);
+    else if (key == "claim")
+      r.claims = get_string_list(c, v, w);
+    else if (key == "kind") {
+      const std::string m = get_string(c, v, w);
+      if (m == "slope")
+        r.kind = rate_kind::slope;
+      else if (m == "ratio_flat")
+        r.kind = rate_kind::ratio_flat;
+      else if (m == "ratio_bound")
+        r.kind = rate_kind::ratio_bound;
+      else
+        // NOLINTNEXTLINE(performance-inefficient-string-concatenation): error path
+        c.fail(v, w + " = '" + m + "' must be \"slope\", \"ratio_flat\" or \"ratio_bound\"");
+    } else if (key == "bound_constant") {
+      r.bound_constant = get_number(c, v, w);
+      if (!(r.bound_constant > 0) || !std::isfinite(r.bound_constant))
+        c.fail(v, w + " must be finite and > 0");
+    } else if (key == "control") {
+      if (!v.is_table())
+        c.fail(v, w + " must be a table of parameter overrides, e.g. { noise = \"off\" }");
+      for (auto&& [ck, cv] : *v.as_table()) {
+        const std::string name(ck.str());
+        check_param(c, ck.source(), name, w);
+        if (cv.is_array() || cv.is_table()) c.fail(cv, w + "." + name + " must be a scalar");
+        r.control[name] = scalar(c, cv, name);
+      }
+      if (r.control.empty()) c.fail(v, w + " is empty (omit it for an uncontrolled check)");
+    } else if (key == "control_description")
+      r.control_description = get_string(c, v, w);
+    else if (key == "control_replications") {
+      // Control cells run the preset's replications: the runner plans one replication count
+      // for every cell. Refusing the key keeps the preset from promising what is not done.
+      (void)get_int(c, v, w);
+      c.fail(v,
+             w + " is not supported yet: control cells run the preset's replications (remove "
+                 "the key)");
+    }
   }
   if (r.name.empty()) r.name = r.y + "_vs_" + r.x;
+  if (r.kind == rate_kind::ratio_flat && t.contains("expected_slope") && r.expected_slope != 0)
+    c.fail(*t.get("expected_slope"), what + ".expected_slope must be 0 for kind = \"ratio_flat\"");
+  if (r.kind != rate_kind::ratio_bound && t.contains("bound_constant"))
+    c.fail(*t.get("bound_constant"), what + ".bound_constant needs kind = \"ratio_bound\"");
+  if (r.control.empty() && t.contains("control_description"))
+    c.fail(*t.get("control_description"), what + ".control_description needs 'control'");
+  if (r.control.count(r.x) != 0)
+    c.fail(*t.get("control"), what + ".control." + r.x + " must not override x");
+  if (find_decl(*c.drv, control_column) != nullptr && !r.control.empty())
+    c.fail(t,
+           what + ": driver '" + c.drv->name + "' declares a parameter named '" + control_column +
+               "', which controls need for their marker column");
   return r;
 }
 

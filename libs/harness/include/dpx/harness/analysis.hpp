@@ -6,11 +6,13 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "dpx/harness/driver.hpp"
 #include "dpx/harness/results.hpp"
 
 namespace dpx::harness {
@@ -49,6 +51,24 @@ enum class rate_check {
   tolerance,
 };
 
+/// What a rate check tests (TOML: kind).
+enum class rate_kind {
+  /// The log-log slope of the statistic of y in x equals expected_slope (the default).
+  slope,
+  /// y is a ratio measured/oracle (or measured/bound): its log-log slope in x is 0, i.e. the
+  /// measured quantity follows the predicted curve up to a constant. expected_slope is 0.
+  ratio_flat,
+  /// y is a ratio measured/bound: the upper end of the bootstrap interval of the statistic of
+  /// y is <= bound_constant at every x of the fit range (the bound holds with its constant).
+  ratio_bound,
+};
+/// "slope", "ratio_flat" or "ratio_bound".
+std::string to_string(rate_kind k);
+
+/// The tidy-table parameter column that marks negative-control cells: "" for the preset's own
+/// grid, control_label(spec) for the cells of a rate's control (docs/presets.md, "Controls").
+inline constexpr const char* control_column = "control";
+
 /// One rate check of a preset ([[rate]] in TOML).
 struct rate_spec {
   std::string name;                   ///< identifier in rates.csv; defaults to "<y>_vs_<x>"
@@ -63,7 +83,20 @@ struct rate_spec {
   bool informational = false;  ///< reported but never gates `dpx run --check`
   rate_check check = rate_check::ci_and_tolerance;
   std::string description;  ///< one line for the tables
+  rate_kind kind = rate_kind::slope;
+  double bound_constant = 1;        ///< ratio_bound: the largest admissible ratio
+  std::vector<std::string> claims;  ///< ids of rows of the claims ledger (experiments/claims.toml)
+  /// Negative control: parameter overrides defining a variant in which the claimed effect is
+  /// absent; the same check runs on the covered cells with these overrides and must fail.
+  /// Empty = no control.
+  std::map<std::string, param_value> control;
+  std::string control_description;  ///< why the check must fail on the control
 };
+
+/// The value of the control column for a rate's control cells: its overrides as
+/// "name=value, ..." sorted by name ("" when the rate has no control). Rates with equal
+/// overrides share their control cells.
+std::string control_label(const rate_spec& r);
 
 /// Result of one rate check for one group.
 struct rate_result {
@@ -78,11 +111,30 @@ struct rate_result {
   double expected = 0, tolerance = 0;
   std::size_t points = 0;        ///< x values inside the fit range
   std::size_t replications = 0;  ///< replications present at every x (used in the fit)
-  bool pass = false;             ///< expected in [ci_lo, ci_hi] (unless check is tolerance) and
-                                 ///< |slope - expected| <= tol
+  /// The gate: the check holds on its cells (check_pass: expected in [ci_lo, ci_hi] unless
+  /// check is tolerance, and |slope - expected| <= tol; for ratio_bound value_hi <= bound) and,
+  /// for a grid row of a controlled rate, its control did not pass (control_verdict "fails").
+  bool pass = false;
   bool informational = false;
   rate_check check = rate_check::ci_and_tolerance;
   std::string note;  ///< why a fit could not be made, if so
+  rate_kind kind = rate_kind::slope;
+  double bound = 0;     ///< ratio_bound: bound_constant (NaN otherwise)
+  double value = 0;     ///< ratio_bound: largest statistic of y over the x values (else NaN)
+  double value_hi = 0;  ///< ratio_bound: largest upper interval end over the x values (else NaN)
+  std::vector<std::string> claims;  ///< rate_spec::claims
+  /// This row is the check evaluated on the rate's control cells (it never gates by itself:
+  /// informational is true, and its verdict enters the main row's pass).
+  bool control = false;
+  std::string control_label;        ///< control_label(spec) ("" when uncontrolled)
+  std::string control_description;  ///< rate_spec::control_description
+  /// The check on its own cells: for a main row, whether the claim's check held on the grid;
+  /// pass additionally requires that the control did not pass.
+  bool check_pass = false;
+  /// Main rows: "fails" (the control fails the check: the check has power), "passes" (the
+  /// control passes too: no power, the gate fails), "missing" (no control cells in the table:
+  /// the gate fails), "none" (the rate declares no control: "uncontrolled"). Control rows: "".
+  std::string control_verdict;
 };
 
 struct analysis_options {
@@ -98,7 +150,13 @@ struct analysis_options {
 /// Fits every rate spec to the tidy rows (failed rows excluded). Replications are resampled
 /// jointly across x (the same replication indices for every x), which respects common random
 /// numbers; the bootstrap stream is rng::stream(base_seed, stable_hash(rate + group), 0,
-/// purpose::bootstrap).
+/// purpose::bootstrap) (rate + "|control|" + group for control rows).
+///
+/// When the table has a control column, the main rows are fitted on its "" rows only, and for
+/// every rate with a control the same check is fitted on the rows labelled control_label(spec)
+/// (where filters on overridden parameters take the override's value). Control rows follow
+/// their rate's rows; a main row's pass = check_pass and its control did not pass (the control
+/// row of the same group, else every control row of the rate).
 std::vector<rate_result> fit_rates(const tidy_table& t,
                                    const std::vector<rate_spec>& rates,
                                    const analysis_options& options);
@@ -137,6 +195,11 @@ double quantile_sorted(const std::vector<double>& sorted, double p);
 std::string summary_csv(const tidy_table& t);
 /// rates.csv content.
 std::string rates_csv(const std::vector<rate_result>& results);
+/// rates.json content: one object per rate_result (docs/outputs.md).
+std::string rates_json(const std::vector<rate_result>& results);
+/// Reads a rates.json written by rates_json (or by a dpx without controls: then check_pass =
+/// pass and control_verdict = "none"). Throws std::invalid_argument naming the file.
+std::vector<rate_result> read_rates_json(const std::filesystem::path& path);
 /// rates.md content: a Markdown pipe table plus notes.
 std::string rates_markdown(const std::vector<rate_result>& results, double confidence = 0.95);
 /// rates.tex content: a LaTeX booktabs tabular (needs \usepackage{booktabs}).
