@@ -158,7 +158,9 @@ metrics run(const cell_context& c) {
 
   std::size_t singular = 0;
   const auto sens_n = p.get_int("sensitivity_n");
-  if (sens_n < 0) core::throw_invalid("dd_longitudinal", "sensitivity_n", sens_n, "must be >= 0");
+  if (sens_n < 0)
+    core::throw_invalid(
+        "dd_longitudinal", "sensitivity_n", static_cast<double>(sens_n), "must be >= 0");
   const double sens_factor = sens_n > 0 ? dn / static_cast<double>(sens_n) : 1.0;
   const auto bu = estimators::detail::per_user_coefficients(xv, s.y.values(), w, cov, &singular);
   const auto& beta = model.beta();

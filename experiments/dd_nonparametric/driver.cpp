@@ -116,7 +116,9 @@ metrics run(const cell_context& c) {
   // n / sensitivity_n), so the privacy error no longer shrinks like 1/n. Not a private release of
   // the library; it exists only to show that the oracle check can fail.
   const auto sens_n = p.get_int("sensitivity_n");
-  if (sens_n < 0) core::throw_invalid("dd_nonparametric", "sensitivity_n", sens_n, "must be >= 0");
+  if (sens_n < 0)
+    core::throw_invalid(
+        "dd_nonparametric", "sensitivity_n", static_cast<double>(sens_n), "must be >= 0");
   if (sens_n > 0) xi *= dn / static_cast<double>(sens_n);
   const double estimate = clipped_mean + xi;
   const double e = estimate - fx, es = clipped_mean - fx;
