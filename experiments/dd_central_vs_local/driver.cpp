@@ -6,10 +6,11 @@
 // public bound B = `bound`, histogram stage ε/2 (RR at ε/4 per bit; `literal_budget` gives the
 // printed ε/8). τ = sqrt(2 ln(2n/γ)) in both.
 //
-// Metrics: sq_err (A − μ)²; sq_err_private (A − X̄)²; sq_err_private_tau2 (A − X̄)²/τ² — when
-// nothing is clipped exactly 2(12/(nε))² centrally and 2(12/ε)²/n locally, so its slope in n is
-// 2ω − 2 (central) and 2ω − 1 (local); oracle_mse 1/n + 2b² (central) or 1/n + 2b²/n (local);
-// sq_err_over_oracle; failed (central only); clipped_fraction; epsilon_used.
+// Metrics: sq_err (A − μ)²; sq_err_tau2 (A − μ)²/τ² (the total error per τ², free of the ln n in
+// τ²: S1 Fig 4's flatness is checked on it); sq_err_private (A − X̄)²; sq_err_private_tau2 (A −
+// X̄)²/τ² — when nothing is clipped exactly 2(12/(nε))² centrally and 2(12/ε)²/n locally, so its
+// slope in n is 2ω − 2 (central) and 2ω − 1 (local); oracle_mse 1/n + 2b² (central) or 1/n + 2b²/n
+// (local); sq_err_over_oracle; failed (central only); clipped_fraction; epsilon_used.
 #include <cmath>
 #include <string>
 
@@ -57,6 +58,7 @@ metrics run(const cell_context& c) {
   return {{"sq_err", e * e},
           {"sq_err_private", d * d},
           {"sq_err_private_tau2", d * d / (tau * tau)},
+          {"sq_err_tau2", e * e / (tau * tau)},
           {"oracle_mse", oracle},
           {"sq_err_over_oracle", e * e / oracle},
           {"failed", r.diag.failed ? 1.0 : 0.0},
@@ -67,7 +69,7 @@ metrics run(const cell_context& c) {
 harness::driver make() {
   harness::driver d;
   d.name = "dd_central_vs_local";
-  d.version = "1";
+  d.version = "2";
   d.description = "Central (S1 Alg 4) vs local (S1 Alg 8) winsorized means on i.i.d. N(mu, 1)";
   d.params = {
       {"n", "sample size (users), >= 1", std::nullopt},
@@ -85,6 +87,7 @@ harness::driver make() {
   d.metric_names = {"sq_err",
                     "sq_err_private",
                     "sq_err_private_tau2",
+                    "sq_err_tau2",
                     "oracle_mse",
                     "sq_err_over_oracle",
                     "failed",

@@ -157,6 +157,11 @@ metrics run(const cell_context& c) {
   const auto r = estimators::longitudinal_regression(xv, s.y.values(), o, g);
 
   std::size_t singular = 0;
+  const auto sens_n = p.get_int("sensitivity_n");
+  if (sens_n < 0)
+    core::throw_invalid(
+        "dd_longitudinal", "sensitivity_n", static_cast<double>(sens_n), "must be >= 0");
+  const double sens_factor = sens_n > 0 ? dn / static_cast<double>(sens_n) : 1.0;
   const auto bu = estimators::detail::per_user_coefficients(xv, s.y.values(), w, cov, &singular);
   const auto& beta = model.beta();
   double se = 0, sn = 0, sp = 0, clipped = 0;
@@ -166,8 +171,12 @@ metrics run(const cell_context& c) {
     estimators::detail::copy_column(bu, kP, j, col);
     const double bar = dd::mean_of(col);
     const auto cs = estimators::detail::clipped_sum(col, r.fit.ranges[j].lo, r.fit.ranges[j].hi);
-    const double xi = r.fit.estimate[j] - cs.sum / dn;
-    se += (r.fit.estimate[j] - beta[j]) * (r.fit.estimate[j] - beta[j]);
+    // sensitivity_n > 0: the negative control of tracks_oracle — the Laplace draw rescaled by
+    // n / sensitivity_n (noise calibrated to a fixed sample size, so it no longer shrinks like
+    // 1/n). Not a release of the library; it exists only to show that the check can fail.
+    const double xi = (r.fit.estimate[j] - cs.sum / dn) * sens_factor;
+    const double est = cs.sum / dn + xi;
+    se += (est - beta[j]) * (est - beta[j]);
     sn += (bar - beta[j]) * (bar - beta[j]);
     sp += xi * xi;
     clipped = std::max(clipped, r.fit.diag[j].clipped_fraction);
@@ -190,7 +199,7 @@ metrics run(const cell_context& c) {
 harness::driver make() {
   harness::driver d;
   d.name = "dd_longitudinal";
-  d.version = "1";
+  d.version = "2";
   d.description =
       "Private longitudinal regression (S1 Def 5.13, Cor 5.16): per-user OLS/GLS, then Alg 5";
   d.params = {
@@ -203,6 +212,9 @@ harness::driver make() {
       {"covariate_phi", "AR(1) coefficient of the covariate z over t", param_value{0.5}},
       {"gamma", "gamma of the radius", param_value{0.1}},
       {"radius", "pilot (R) | lemma_5_15 (V)", param_value{std::string("pilot")}},
+      {"sensitivity_n",
+       "0 = noise for n users; > 0: noise calibrated to that fixed size (negative control)",
+       param_value{std::int64_t{0}}},
   };
   const auto budget = dd::budget_params(param_value{1.0});
   d.params.insert(d.params.end(), budget.begin(), budget.end());

@@ -75,7 +75,12 @@ metrics run(const cell_context& c) {
   o.sup_norm = mo.f.sup_norm();
   o.noise_variance_max = (1.0 + std::abs(phi)) / (1.0 - std::abs(phi));  // spectral bound (§8)
   o.gamma = p.get_double("gamma");
-  o.bandwidth = estimators::priestley_chao_bandwidth(o.noise_variance_max, n, eps);
+  // `bandwidth` > 0 fixes b for every n: the negative control of the -2/3 check (the bias b² no
+  // longer shrinks, so the statistical part stops falling).
+  const double fixed_b = p.get_double("bandwidth");
+  if (fixed_b < 0) core::throw_invalid("dd_nonparametric", "bandwidth", fixed_b, "must be >= 0");
+  o.bandwidth =
+      fixed_b > 0 ? fixed_b : estimators::priestley_chao_bandwidth(o.noise_variance_max, n, eps);
   const std::string radius = p.get_string("radius");
   if (radius == "safe") {
     o.radius = estimators::pc_radius::safe;
@@ -105,7 +110,18 @@ metrics run(const cell_context& c) {
   const auto cs = estimators::detail::clipped_sum(z, r.ranges[0].lo, r.ranges[0].hi);
   const double clipped_mean = cs.sum / dn;
   const double fx = mo.f(x0);
-  const double e = r.estimate[0] - fx, es = clipped_mean - fx, xi = r.estimate[0] - clipped_mean;
+  double xi = r.estimate[0] - clipped_mean;
+  // `sensitivity_n` > 0: the negative control of tracks_oracle — the Laplace noise calibrated to
+  // the sensitivity of a sample of that fixed size instead of n (the same draw rescaled by
+  // n / sensitivity_n), so the privacy error no longer shrinks like 1/n. Not a private release of
+  // the library; it exists only to show that the oracle check can fail.
+  const auto sens_n = p.get_int("sensitivity_n");
+  if (sens_n < 0)
+    core::throw_invalid(
+        "dd_nonparametric", "sensitivity_n", static_cast<double>(sens_n), "must be >= 0");
+  if (sens_n > 0) xi *= dn / static_cast<double>(sens_n);
+  const double estimate = clipped_mean + xi;
+  const double e = estimate - fx, es = clipped_mean - fx;
   const double oracle = np_mse + 2.0 * r.noise_scale * r.noise_scale;
   return {{"sq_err", e * e},
           {"sq_err_stat", es * es},
@@ -123,7 +139,7 @@ metrics run(const cell_context& c) {
 harness::driver make() {
   harness::driver d;
   d.name = "dd_nonparametric";
-  d.version = "1";
+  d.version = "2";
   d.description =
       "Private Priestley-Chao at a point (S1 Cor 4.11), AR(1) noise, Cor 4.11 bandwidth";
   d.params = {
@@ -134,6 +150,10 @@ harness::driver make() {
       {"x0", "evaluation point (interior)", param_value{0.5}},
       {"gamma", "gamma of the radius", param_value{0.1}},
       {"radius", "lemma_4_9 (as printed) | safe (spec 4.4)", param_value{std::string("lemma_4_9")}},
+      {"bandwidth", "b; 0 = Cor 4.11's (a fixed b > 0 is a negative control)", param_value{0.0}},
+      {"sensitivity_n",
+       "0 = noise for sample size n; > 0: noise calibrated to that fixed size (negative control)",
+       param_value{std::int64_t{0}}},
   };
   const auto budget = dd::budget_params(std::nullopt);
   d.params.insert(d.params.end(), budget.begin(), budget.end());

@@ -7,18 +7,29 @@
 // balanced groups (sigma_u = 0: no group effect). dpx::data::random_effects.
 // Estimator: Algorithm 5 (d = 1) on the user averages, (ε, δ = 1/n²)-uDP. Radius (public):
 // radius = "lsi": τ = sqrt(2 ρ⋆ ln(2n/γ)/T) with ρ⋆ = λ_max of one user's T-vector covariance
-// (S1 Lemma 5.2, Rem 5.3); "mean_variance": τ = sqrt(2 Var(μ̂_u) ln(2n/γ)) (spec §4.1 [R]).
+// (S1 Lemma 5.2, Rem 5.3); "mean_variance": τ = sqrt(2 Var(μ̂_u) ln(2n/γ)) (S1 §5.1, sharper
+// Gaussian choice); "iid": τ = sqrt(2 ln(2n/γ)/T), i.e. ρ⋆ = 1 — the radius of an analyst who
+// ignores the within-user dependence (the negative control of the φ = 0.95 checks: the claimed
+// adaptation of τ to ρ⋆ is absent, so the winsorization clips the user averages); "no_T":
+// τ = sqrt(2 ρ⋆ ln(2n/γ)), the radius for T = 1 (control of the 1/T checks: the privacy part no
+// longer shrinks with T).
+// Sampling: "panel" draws the n × T panel; "user_means" draws the n user averages directly,
+// μ̂_u ~ N(μ, Var(μ̂_u)) i.i.d. (exact in law for Gaussian AR(1) users without a group effect,
+// because the estimator sees the panel only through the user averages; O(n) instead of O(nT)).
 //
 // Metrics: sq_err (A − μ)²; sq_err_mean (non-private grand mean − μ)²; oracle_mse
-// Var(μ̂_u)/n·(group term) + 2b² — exactly Var(grand mean) + 2b², the [R] oracle;
+// Var(grand mean) + 2b², b the Laplace scale at the LSI radius whatever radius the cell uses;
 // sq_err_over_oracle; nT_sq_err (n·T·MSE); failed; clipped_fraction; tau; rho_star.
 #include <array>
 #include <cmath>
 #include <map>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "../dd_common/dd_common.hpp"
 #include "dpx/data/user_models.hpp"
+#include "dpx/data/variates.hpp"
 #include "dpx/estimators/user_level.hpp"
 
 namespace dpx::experiments::dd_user_level {
@@ -60,24 +71,50 @@ metrics run(const cell_context& c) {
   const auto [rho_star, user_var, grand_var] = it->second;
 
   auto gd = c.stream(rng::purpose::data);
-  const data::panel y = model.sample(gd);
+  const std::string sampling = p.get_string("sampling");
+  std::vector<double> values;
+  std::size_t view_times = T;
+  if (sampling == "panel") {
+    const data::panel y = model.sample(gd);
+    values.assign(y.values().begin(), y.values().end());
+  } else if (sampling == "user_means") {
+    if (ro.sigma_u != 0.0)
+      core::throw_invalid("dd_user_level", "sampling", sampling, "requires sigma_u = 0");
+    values.resize(n);
+    data::fill_standard_normal(gd, std::span<double>(values));
+    const double sd = std::sqrt(user_var);
+    for (double& v : values) v = mu + sd * v;
+    view_times = 1;  // the panel of user averages: one row per user
+  } else {
+    core::throw_invalid("dd_user_level", "sampling", sampling, "must be panel or user_means");
+  }
   const double gamma = p.get_double("gamma");
   const std::string radius = p.get_string("radius");
   double tau = 0;
   if (radius == "lsi") {
     tau = estimators::tau_user(rho_star, T, n, 1, gamma);
+  } else if (radius == "iid") {
+    tau = estimators::tau_user(1.0, T, n, 1, gamma);
+  } else if (radius == "no_T") {
+    tau = estimators::tau_user(rho_star, 1, n, 1, gamma);
   } else if (radius == "mean_variance") {
     tau = estimators::tau_user_mean_variance(user_var, n, 1, gamma);
   } else {
-    core::throw_invalid("dd_user_level", "radius", radius, "must be lsi or mean_variance");
+    core::throw_invalid(
+        "dd_user_level", "radius", radius, "must be lsi, mean_variance, iid or no_T");
   }
   auto g = c.stream(rng::purpose::noise);
-  const estimators::panel_view view{y.values(), n, T, 1};
+  const estimators::panel_view view{values, n, view_times, 1};
   const auto r =
       estimators::user_mean(view, {eps, delta, estimators::interval_rule::paper(tau)}, g);
   const double e = r.estimate[0] - mu;
-  const double gm = dd::mean_of(y.values());
-  const double oracle = grand_var + 2.0 * r.noise_scale * r.noise_scale;
+  const double gm = dd::mean_of(values);
+  // The theory's oracle (S1 Cor 5.4 with the LSI radius): Var(grand mean) + 2 b² with b the
+  // Laplace scale Algorithm 5 uses at τ_lsi (b ∝ τ). Fixed by the model, not by the radius the
+  // cell uses, so a control radius is measured against the same curve.
+  const double tau_lsi = estimators::tau_user(rho_star, T, n, 1, gamma);
+  const double b_theory = r.noise_scale * tau_lsi / tau;
+  const double oracle = grand_var + 2.0 * b_theory * b_theory;
   return {{"sq_err", e * e},
           {"sq_err_mean", (gm - mu) * (gm - mu)},
           {"oracle_mse", oracle},
@@ -93,7 +130,7 @@ metrics run(const cell_context& c) {
 harness::driver make() {
   harness::driver d;
   d.name = "dd_user_level";
-  d.version = "1";
+  d.version = "2";
   d.description =
       "User-level winsorized mean (S1 Alg 5 on user averages), AR(1) users, random effects";
   d.params = {
@@ -105,8 +142,16 @@ harness::driver make() {
       {"mu", "true mean", param_value{0.0}},
       {"gamma", "gamma of the radius", param_value{0.1}},
       {"radius",
-       "lsi (S1 Lemma 5.2) | mean_variance (spec 4.1 R)",
+       "lsi (S1 Lemma 5.2) | mean_variance (Gaussian Var(user mean)) | iid (rho* = 1: "
+       "dependence ignored, negative control) | no_T (tau of T = 1: no 1/T, negative control)",
        param_value{std::string("lsi")}},
+      {"panel",
+       "label of the figure panel a cell belongs to (left, right)",
+       param_value{std::string("left")}},
+      {"sampling",
+       "panel (draw n x T) | user_means (draw the user averages, exact for Gaussian users "
+       "without group effect)",
+       param_value{std::string("panel")}},
   };
   const auto budget = dd::budget_params(std::nullopt);
   d.params.insert(d.params.end(), budget.begin(), budget.end());

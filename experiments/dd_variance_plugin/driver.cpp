@@ -11,10 +11,11 @@
 // CI: plugin_confidence_interval at level 1 − alpha with κ = 1 (i.i.d. formula, as a user
 // without a long-run variance bound would use it): under dependence it under-covers.
 //
-// Metrics: sq_err (A − μ)²; var_est σ̂² (1 for known); var_sq_err (σ̂² − 1)²; covered (μ in CI);
-// ci_length; failed (the mean stage's histogram failed); var_failed (variance_result::diag.failed:
-// bisection — the first coverage test failed; CoinPress — the last noisy second moment was
-// clamped at 0, so σ̂² is 0, or var_min with clamp_var; 0 for known).
+// Metrics: sq_err (A − μ)²; oracle_mse Var(X̄) + 2b²; sq_err_over_oracle; var_est σ̂² (1 for known);
+// var_sq_err (σ̂² − 1)²; covered (μ in CI); ci_length; failed (the mean stage's histogram failed);
+// var_failed (variance_result::diag.failed: bisection — the first coverage test failed; CoinPress —
+// the last noisy second moment was clamped at 0, so σ̂² is 0, or var_min with clamp_var; 0 for
+// known).
 #include <cmath>
 #include <string>
 
@@ -35,11 +36,14 @@ metrics run(const cell_context& c) {
   const double dn = static_cast<double>(n), mu = p.get_double("mu");
   const double eps = p.get_double("epsilon"), delta = 1.0 / (dn * dn);
   auto gd = c.stream(rng::purpose::data);
-  const auto x =
-      dd::gaussian_design(p.get_string("design"), n, p.get_double("phi"), mu, gd, nullptr);
+  dd::design_info info;
+  const auto x = dd::gaussian_design(p.get_string("design"), n, p.get_double("phi"), mu, gd, &info);
   auto g = c.stream(rng::purpose::noise);
   const std::string method = p.get_string("method");
-  double var = 1.0;
+  // "known": the marginal variance the analyst plugs in, `known_variance` (1 = the truth; a much
+  // smaller value is the negative control of the oracle check: τ too small, the data clipped).
+  double var = p.get_double("known_variance");
+  core::check_positive("dd_variance_plugin", "known_variance", var);
   bool var_failed = false;
   if (method != "known") {
     estimators::variance_options vo;
@@ -70,7 +74,11 @@ metrics run(const cell_context& c) {
       estimators::winsorized_mean(x, {eps, delta, estimators::interval_rule::paper(tau)}, g);
   const auto ci = estimators::plugin_confidence_interval(r, v, p.get_double("alpha"));
   const double e = r.estimate - mu;
+  // The [R] oracle Var(X̄) + 2b² (b the Laplace scale the estimator used; Var(X̄) of the design).
+  const double oracle = info.mean_variance / dn + 2.0 * r.noise_scale * r.noise_scale;
   return {{"sq_err", e * e},
+          {"oracle_mse", oracle},
+          {"sq_err_over_oracle", e * e / oracle},
           {"var_est", var},
           {"var_sq_err", (var - 1.0) * (var - 1.0)},
           {"covered", ci.contains(mu) ? 1.0 : 0.0},
@@ -82,11 +90,14 @@ metrics run(const cell_context& c) {
 harness::driver make() {
   harness::driver d;
   d.name = "dd_variance_plugin";
-  d.version = "2";  // 2: clamp_var (default on) and var_failed
+  d.version = "3";  // 2: clamp_var (default on) and var_failed; 3: oracle, known_variance
   d.description = "Plug-in variance (S1 Alg 10, Alg 13-14) then the winsorized mean and its CI";
   d.params = {
       {"n", "sample size", std::nullopt},
       {"method", "known | bisection | coinpress", std::nullopt},
+      {"known_variance",
+       "variance plugged in by method known (1 = the truth; smaller: negative control)",
+       param_value{1.0}},
       {"design", "iid | equi | ar1", param_value{std::string("iid")}},
       {"phi", "equicorrelation c or AR(1) coefficient", param_value{0.0}},
       {"mu", "true mean (S1: 100)", param_value{100.0}},
@@ -104,8 +115,15 @@ harness::driver make() {
        param_value{true}},
   };
   d.data_keys = {"n", "design", "phi", "mu"};
-  d.metric_names = {
-      "sq_err", "var_est", "var_sq_err", "covered", "ci_length", "failed", "var_failed"};
+  d.metric_names = {"sq_err",
+                    "oracle_mse",
+                    "sq_err_over_oracle",
+                    "var_est",
+                    "var_sq_err",
+                    "covered",
+                    "ci_length",
+                    "failed",
+                    "var_failed"};
   d.run = run;
   return d;
 }
