@@ -1,15 +1,24 @@
 // dpx account: (epsilon, delta) of T releases of the Gaussian or Laplace mechanism.
 //
 //   dpx account --mechanism gaussian --noise-multiplier S [--sampling-rate Q] --steps T
-//               --delta D --method rdp|pld|zcdp|advanced|basic|kov|all
-//   dpx account --mechanism laplace --scale B [--sensitivity S] --steps T --delta D --method ...
-//   -> {"mechanism": ..., "method": ..., "epsilon": ..., "delta": ...}
-//   -> with --method all: {"results": [{"method": ..., "epsilon": ...}, ...]}
+//               (--delta D | --epsilon E) --method rdp|pld|zcdp|advanced|basic|kov|all
+//               [--epsilon-error R]
+//   dpx account --mechanism gaussian --noise-multiplier S --dataset-size N --batch-size B
+//               --epochs E ...      (DP-SGD shorthand: Q = B / N, T = ceil(E N / B))
+//   dpx account --mechanism laplace --scale B [--sensitivity S] --steps T ...
+//   -> {"schema_version": 2, "inputs": {...}, "mechanism": ..., "method": ..., "epsilon": ...,
+//       "delta": ...} (pld adds the certified lower end "epsilon_lower" / "delta_lower", the
+//       grid "discretization" and "converged")
+//   -> with --method all: {"schema_version": 2, "inputs": {...}, "results": [{"method": ...,
+//       "epsilon" | "delta": ...}, ...]}
 //
-// Without --sampling-rate there is no subsampling; with it, each step is Poisson subsampling
-// with rate Q under add/remove neighbours. Every epsilon is an upper bound (see
-// docs/accounting.md). zcdp has no subsampling amplification: it is rejected with
+// With --delta the output's epsilon is an upper bound at that delta; with --epsilon the
+// output's delta is an upper bound at that epsilon. Without --sampling-rate there is no
+// subsampling; with it, each step is Poisson subsampling with rate Q under add/remove
+// neighbours. Every epsilon / delta printed is an upper bound (see docs/accounting.md); +inf
+// is printed as null. zcdp has no subsampling amplification: it is rejected with
 // --sampling-rate and left out of --method all.
+#include <cmath>
 #include <cstdint>
 #include <iostream>
 #include <memory>
@@ -21,6 +30,7 @@
 
 #include "command.hpp"
 #include "dpx/accounting/calibration.hpp"
+#include "dpx/accounting/pld.hpp"
 #include "dpx/core/error.hpp"
 
 // Named per command so that the unity build (apps/dpx/CMakeLists.txt) keeps each file's
@@ -38,16 +48,60 @@ struct account_options {
   double sensitivity = 1;
   std::int64_t steps = 0;
   double delta = 0;
+  double epsilon = 0;
+  double epsilon_error = 1e-3;
+  std::int64_t dataset_size = 0, batch_size = 0;
+  double epochs = 0;
   std::string method;
   bool have_noise = false, have_rate = false, have_scale = false, have_sensitivity = false;
+  bool have_delta = false, have_epsilon = false, have_steps = false, have_sgd = false;
+  bool have_epsilon_error = false;
 };
 
-int run_account(const account_options& o) {
+/// JSON number or null (+inf / nan: JSON has no infinity).
+nlohmann::ordered_json num(double x) {
+  return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr);
+}
+
+int run_account(account_options o) {
   namespace acc = dpx::accounting;
   namespace core = dpx::core;
   const char* fn = kFn;
+  if (o.have_sgd) {
+    if (o.have_steps) core::throw_invalid(fn, "--steps", o.steps, "not with --dataset-size");
+    if (o.have_rate) {
+      core::throw_invalid(fn, "--sampling-rate", o.sampling_rate, "not with --dataset-size");
+    }
+    if (o.mechanism != "gaussian") {
+      core::throw_invalid(fn, "--dataset-size", o.dataset_size, "only for --mechanism gaussian");
+    }
+    if (o.dataset_size < 1)
+      core::throw_invalid(fn, "--dataset-size", o.dataset_size, "must be >= 1");
+    if (o.batch_size < 1 || o.batch_size > o.dataset_size) {
+      core::throw_invalid(fn, "--batch-size", o.batch_size, "must lie in [1, dataset size]");
+    }
+    if (!(o.epochs > 0.0) || !std::isfinite(o.epochs)) {
+      core::throw_invalid(fn, "--epochs", o.epochs, "must be positive and finite");
+    }
+    const auto sch = acc::dp_sgd_schedule_of(o.dataset_size, o.batch_size, o.epochs);
+    o.steps = sch.steps;
+    o.sampling_rate = sch.sampling_rate;
+    o.have_rate = sch.sampling_rate < 1.0;
+  } else if (!o.have_steps) {
+    core::throw_invalid(
+        fn, "--steps", "(missing)", "required (or --dataset-size/--batch-size/--epochs)");
+  }
   core::check_at_least(fn, "--steps", o.steps, 1);
-  core::check_open_interval(fn, "--delta", o.delta, 0.0, 1.0);
+  if (o.have_delta == o.have_epsilon) {
+    core::throw_invalid(fn, "--delta", "(missing)", "give exactly one of --delta and --epsilon");
+  }
+  if (o.have_delta) core::check_open_interval(fn, "--delta", o.delta, 0.0, 1.0);
+  if (o.have_epsilon) {
+    core::check_nonnegative(fn, "--epsilon", o.epsilon);
+    core::check_finite(fn, "--epsilon", o.epsilon);
+  }
+  if (o.have_epsilon_error)
+    core::check_open_interval(fn, "--epsilon-error", o.epsilon_error, 0.0, 1.0);
   const bool all = o.method == "all";
   acc::method m{};
   if (!all) {
@@ -70,7 +124,24 @@ int run_account(const account_options& o) {
   } else {
     methods = {m};
   }
-  std::vector<std::pair<std::string, double>> results;
+  // One entry per method: the bound (epsilon at --delta, or delta at --epsilon) and, for pld,
+  // the certified bracket.
+  struct row {
+    std::string method;
+    double value = 0;
+    bool bracket = false;
+    acc::pld_bracket b;
+  };
+  std::vector<row> results;
+  acc::pld_options po;
+  po.epsilon_error = o.epsilon_error;
+  auto pld_row = [&](const core::privacy_event& e) {
+    acc::pld_accountant a(po);
+    a.compose(e, o.steps);
+    row r{"pld", 0, true, o.have_delta ? a.epsilon_bracket(o.delta) : a.delta_bracket(o.epsilon)};
+    r.value = r.b.upper;
+    return r;
+  };
   if (o.mechanism == "gaussian") {
     if (!o.have_noise) core::throw_invalid(fn, "--noise-multiplier", "(missing)", "required");
     if (o.have_scale) core::throw_invalid(fn, "--scale", o.scale, "only for --mechanism laplace");
@@ -82,15 +153,22 @@ int run_account(const account_options& o) {
       core::check_half_open_interval(fn, "--sampling-rate", o.sampling_rate, 0.0, 1.0);
     const double q = o.have_rate ? o.sampling_rate : 1.0;
     for (auto mm : methods) {
-      if (mm == acc::method::zcdp && o.have_rate) {
+      if (mm == acc::method::zcdp && q < 1.0) {
         if (all) continue;
         core::throw_invalid(fn,
                             "--method",
                             "zcdp",
                             "zCDP has no amplification by subsampling; omit --sampling-rate");
       }
-      results.emplace_back(acc::to_string(mm),
-                           acc::account_gaussian(mm, o.noise_multiplier, q, o.steps, o.delta));
+      if (mm == acc::method::pld && q < 1.0) {
+        results.push_back(pld_row(core::subsampled_gaussian_event{q, o.noise_multiplier}));
+        continue;
+      }
+      const double v =
+          o.have_delta ? acc::account_gaussian(mm, o.noise_multiplier, q, o.steps, o.delta)
+                       : acc::account_gaussian_delta(mm, o.noise_multiplier, q, o.steps, o.epsilon);
+      // pld without subsampling is the exact closed form: the bracket is a point.
+      results.push_back({acc::to_string(mm), v, mm == acc::method::pld, {v, v, 0.0, true}});
     }
   } else if (o.mechanism == "laplace") {
     if (!o.have_scale) core::throw_invalid(fn, "--scale", "(missing)", "required");
@@ -104,25 +182,66 @@ int run_account(const account_options& o) {
     const double b = o.scale / o.sensitivity;
     core::check_positive(fn, "--scale", b);
     for (auto mm : methods) {
-      results.emplace_back(acc::to_string(mm), acc::account_laplace(mm, b, o.steps, o.delta));
+      if (mm == acc::method::pld) {
+        results.push_back(pld_row(core::laplace_event{b}));
+        continue;
+      }
+      const double v = o.have_delta ? acc::account_laplace(mm, b, o.steps, o.delta)
+                                    : acc::account_laplace_delta(mm, b, o.steps, o.epsilon);
+      results.push_back({acc::to_string(mm), v, false, {}});
     }
   } else {
     core::throw_invalid(fn, "--mechanism", o.mechanism, "must be gaussian or laplace");
   }
+  nlohmann::ordered_json in;
+  in["mechanism"] = o.mechanism;
+  if (o.mechanism == "gaussian") {
+    in["noise_multiplier"] = o.noise_multiplier;
+    in["sampling_rate"] = o.have_rate ? o.sampling_rate : 1.0;
+  } else {
+    in["scale"] = o.scale;
+    in["sensitivity"] = o.sensitivity;
+  }
+  if (o.have_sgd) {
+    in["dataset_size"] = o.dataset_size;
+    in["batch_size"] = o.batch_size;
+    in["epochs"] = o.epochs;
+  }
+  in["steps"] = o.steps;
+  in[o.have_delta ? "delta" : "epsilon"] = o.have_delta ? o.delta : o.epsilon;
+  in["method"] = o.method;
+  in["epsilon_error"] = o.epsilon_error;
+  const char* key = o.have_delta ? "epsilon" : "delta";
+  const std::string lower_key = std::string(key) + "_lower";
+  auto fill = [&](nlohmann::ordered_json& r, const row& x) {
+    r[key] = num(x.value);
+    if (x.bracket) {
+      r[lower_key] = num(x.b.lower);
+      r["discretization"] = x.b.discretization;
+      r["converged"] = x.b.converged;
+    }
+  };
   nlohmann::ordered_json j;
+  j["schema_version"] = 2;
+  j["inputs"] = in;
   if (all) {
     j["results"] = nlohmann::ordered_json::array();
-    for (const auto& [name, eps] : results) {
+    for (const auto& x : results) {
       nlohmann::ordered_json r;
-      r["method"] = name;
-      r["epsilon"] = eps;
+      r["method"] = x.method;
+      fill(r, x);
       j["results"].push_back(r);
     }
   } else {
     j["mechanism"] = o.mechanism;
-    j["method"] = results.front().first;
-    j["epsilon"] = results.front().second;
-    j["delta"] = o.delta;
+    j["method"] = results.front().method;
+    if (o.have_delta) {
+      fill(j, results.front());
+      j["delta"] = o.delta;
+    } else {
+      j["epsilon"] = o.epsilon;
+      fill(j, results.front());
+    }
   }
   std::cout << j.dump() << "\n";
   return dpx::cli::exit_ok;
@@ -140,15 +259,34 @@ const bool registered = dpx::cli::register_command(
           "--sampling-rate", o->sampling_rate, "Poisson sampling rate in (0, 1] (add/remove)");
       auto* scale = sub.add_option("--scale", o->scale, "laplace scale b");
       auto* sens = sub.add_option("--sensitivity", o->sensitivity, "laplace L1 sensitivity");
-      sub.add_option("--steps", o->steps, "number of releases (>= 1)")->required();
-      sub.add_option("--delta", o->delta, "target delta in (0, 1)")->required();
+      auto* steps = sub.add_option("--steps", o->steps, "number of releases (>= 1)");
+      auto* delta = sub.add_option("--delta", o->delta, "report epsilon at this delta in (0, 1)");
+      auto* eps = sub.add_option("--epsilon", o->epsilon, "report delta at this epsilon (>= 0)");
+      auto* err = sub.add_option(
+          "--epsilon-error", o->epsilon_error, "pld: relative width of the bracket (default 1e-3)");
+      auto* n = sub.add_option("--dataset-size", o->dataset_size, "DP-SGD: dataset size N");
+      auto* bs = sub.add_option("--batch-size", o->batch_size, "DP-SGD: expected batch size B");
+      auto* ep = sub.add_option("--epochs", o->epochs, "DP-SGD: epochs (steps = ceil(E N / B))");
       sub.add_option("--method", o->method, "rdp | pld | zcdp | advanced | basic | kov | all")
           ->required();
-      return [o, noise, rate, scale, sens]() {
+      return [o, noise, rate, scale, sens, steps, delta, eps, err, n, bs, ep]() {
         o->have_noise = noise->count() > 0;
         o->have_rate = rate->count() > 0;
         o->have_scale = scale->count() > 0;
         o->have_sensitivity = sens->count() > 0;
+        o->have_steps = steps->count() > 0;
+        o->have_delta = delta->count() > 0;
+        o->have_epsilon = eps->count() > 0;
+        o->have_epsilon_error = err->count() > 0;
+        const int sgd = static_cast<int>(n->count() > 0) + static_cast<int>(bs->count() > 0) +
+                        static_cast<int>(ep->count() > 0);
+        if (sgd != 0 && sgd != 3) {
+          dpx::core::throw_invalid(kFn,
+                                   "--dataset-size",
+                                   "(partial)",
+                                   "give --dataset-size, --batch-size and --epochs together");
+        }
+        o->have_sgd = sgd == 3;
         return run_account(*o);
       };
     });

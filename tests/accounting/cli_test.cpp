@@ -6,6 +6,8 @@
 //   nothing on stdout.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -58,15 +60,67 @@ TEST_F(Cli, AccountJsonKeys) {
       run("account --mechanism gaussian --noise-multiplier 2 --steps 10 --delta 1e-5 "
           "--method rdp");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out.rfind("{\"mechanism\":\"gaussian\",\"method\":\"rdp\",\"epsilon\":", 0), 0u)
-      << r.out;
-  EXPECT_NE(r.out.find(",\"delta\":1e-05}"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["inputs"]["noise_multiplier"], 2.0);
+  EXPECT_EQ(j["inputs"]["steps"], 10);
+  EXPECT_EQ(j["mechanism"], "gaussian");
+  EXPECT_EQ(j["method"], "rdp");
+  EXPECT_EQ(j["delta"], 1e-5);
   const double want =
       dpx::accounting::account_gaussian(dpx::accounting::method::rdp, 2, 1, 10, 1e-5);
-  EXPECT_NEAR(std::stod(r.out.substr(r.out.find("\"epsilon\":") + 10)), want, 1e-12 * want);
+  EXPECT_NEAR(j["epsilon"].get<double>(), want, 1e-12 * want);
   auto all = run("account --mechanism laplace --scale 10 --steps 100 --delta 1e-5 --method all");
   ASSERT_EQ(all.status, 0) << all.err;
-  EXPECT_EQ(all.out.rfind("{\"results\":[{\"method\":\"basic\",\"epsilon\":", 0), 0u) << all.out;
+  const auto ja = nlohmann::json::parse(all.out);
+  EXPECT_EQ(ja["results"][0]["method"], "basic");
+  EXPECT_EQ(ja["results"].back()["method"], "pld");
+  EXPECT_LE(ja["results"].back()["epsilon_lower"].get<double>(),
+            ja["results"].back()["epsilon"].get<double>());
+}
+
+TEST_F(Cli, AccountPldBracketDeltaAtEpsilonAndDpSgdShorthand) {
+  // the issue's cell: certified bracket, below RDP, within 0.5 % of dp_accounting (0.0776)
+  auto p =
+      run("account --mechanism gaussian --noise-multiplier 4 --sampling-rate 0.001 "
+          "--steps 10000 --delta 1e-5 --method pld");
+  ASSERT_EQ(p.status, 0) << p.err;
+  const auto jp = nlohmann::json::parse(p.out);
+  const double up = jp["epsilon"], lo = jp["epsilon_lower"];
+  EXPECT_LE(lo, up);
+  EXPECT_LE(up, 0.0776 * 1.005);
+  EXPECT_LE(up, 0.0862);
+  EXPECT_TRUE(jp["converged"].get<bool>());
+  // delta at that epsilon, for every method: an upper bound whose epsilon at it is <= eps
+  for (const char* m : {"basic", "advanced", "kov", "rdp", "pld"}) {
+    auto d = run(std::string("account --mechanism gaussian --noise-multiplier 1 --sampling-rate "
+                             "0.01 --steps 100 --epsilon 2 --method ") +
+                 m);
+    ASSERT_EQ(d.status, 0) << d.err;
+    const auto jd = nlohmann::json::parse(d.out);
+    const double delta = jd["delta"];
+    EXPECT_EQ(jd["epsilon"], 2.0);
+    const double back = dpx::accounting::account_gaussian(
+        dpx::accounting::parse_method(m), 1, 0.01, 100, std::min(delta, 0.999));
+    EXPECT_LE(back, 2.0 * (1 + 1e-3)) << m << " " << delta;
+  }
+  // DP-SGD shorthand: N = 60000, B = 256, 10 epochs = q = 256/60000, T = ceil(10 * 60000/256)
+  auto s =
+      run("account --mechanism gaussian --noise-multiplier 1.1 --dataset-size 60000 "
+          "--batch-size 256 --epochs 10 --delta 1e-5 --method rdp");
+  ASSERT_EQ(s.status, 0) << s.err;
+  const auto js = nlohmann::json::parse(s.out);
+  EXPECT_EQ(js["inputs"]["steps"], 2344);
+  EXPECT_NEAR(js["epsilon"].get<double>(),
+              dpx::accounting::account_gaussian(
+                  dpx::accounting::method::rdp, 1.1, 256.0 / 60000.0, 2344, 1e-5),
+              1e-12);
+  // issue 17 defect 4: tiny noise answers at once with null (+inf)
+  auto t =
+      run("account --mechanism gaussian --noise-multiplier 1e-200 --steps 10 --delta 1e-5 "
+          "--method pld");
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_TRUE(nlohmann::json::parse(t.out)["epsilon"].is_null()) << t.out;
 }
 
 TEST_F(Cli, CalibrateAndCompose) {

@@ -40,6 +40,24 @@ double account_gaussian(
 /// composition of (1/b)-DP releases; rdp: Mironov's closed form; zcdp: (1/b)^2/2 per step; pld.
 double account_laplace(method m, double noise_multiplier, std::int64_t steps, double delta);
 
+/// delta (an upper bound) of the same compositions at a given epsilon >= 0. rdp / zcdp / pld
+/// use their accountants' delta(epsilon); basic / advanced / kov invert account_* in log delta
+/// (epsilon(delta) is non-increasing) and return the feasible end of the bracket, so
+/// account_*(returned delta) <= epsilon. Returns 1 when no delta < 1 reaches epsilon.
+double account_gaussian_delta(
+    method m, double noise_multiplier, double sampling_rate, std::int64_t steps, double epsilon);
+double account_laplace_delta(method m, double noise_multiplier, std::int64_t steps, double epsilon);
+
+/// DP-SGD shorthand (as Opacus' get_noise_multiplier): Poisson sampling rate B / N and
+/// steps = ceil(epochs * N / B).
+struct dp_sgd_schedule {
+  double sampling_rate = 1.0;
+  std::int64_t steps = 1;
+};
+dp_sgd_schedule dp_sgd_schedule_of(std::int64_t dataset_size,
+                                   std::int64_t batch_size,
+                                   double epochs);
+
 /// Gaussian calibration methods.
 enum class gaussian_calibration {
   classical,  ///< steps == 1: Dwork & Roth Thm A.1 (eps < 1); steps > 1: ISTDP Thm 3.3
