@@ -126,10 +126,23 @@ TEST_F(Cli, AccountPldBracketDeltaAtEpsilonAndDpSgdShorthand) {
 TEST_F(Cli, CalibrateAndCompose) {
   auto g = run("calibrate --mechanism gaussian --epsilon 1 --delta 1e-5 --method analytic");
   ASSERT_EQ(g.status, 0) << g.err;
-  EXPECT_EQ(g.out.rfind("{\"noise_multiplier\":3.73", 0), 0u) << g.out;
+  const auto jg = nlohmann::json::parse(g.out);
+  EXPECT_NEAR(jg["noise_multiplier"].get<double>(), 3.7306, 1e-4) << g.out;
+  EXPECT_EQ(jg["inputs"]["epsilon"], 1.0);
+  EXPECT_LE(jg["achieved"]["epsilon"].get<double>(), 1.0) << g.out;
+  EXPECT_GE(jg["achieved"]["epsilon"].get<double>(), 1.0 - 1e-6) << g.out;
   auto l = run("calibrate --mechanism laplace --epsilon 2 --steps 4");
   ASSERT_EQ(l.status, 0) << l.err;
-  EXPECT_EQ(l.out.rfind("{\"scale\":2", 0), 0u) << l.out;
+  const auto jl = nlohmann::json::parse(l.out);
+  EXPECT_DOUBLE_EQ(jl["scale"].get<double>(), 2.0) << l.out;
+  EXPECT_LE(jl["achieved"]["epsilon"].get<double>(), 2.0) << l.out;
+  auto p =
+      run("calibrate --mechanism gaussian --epsilon 2 --delta 1e-5 --steps 1000 "
+          "--sampling-rate 0.01 --method pld");
+  ASSERT_EQ(p.status, 0) << p.err;
+  const auto jp = nlohmann::json::parse(p.out);
+  EXPECT_LE(jp["achieved"]["epsilon"].get<double>(), 2.0) << p.out;
+  EXPECT_GE(jp["achieved"]["epsilon"].get<double>(), 2.0 * (1 - 1e-3)) << p.out;
   auto c = run("compose --rule basic --epsilon0 0.5 --k 4 --delta-slack 1e-6");
   ASSERT_EQ(c.status, 0) << c.err;
   EXPECT_EQ(c.out, "{\"epsilon\":2.0,\"delta\":0.0}\n");
