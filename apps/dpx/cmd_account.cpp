@@ -6,6 +6,14 @@
 //   dpx account --mechanism gaussian --noise-multiplier S --dataset-size N --batch-size B
 //               --epochs E ...      (DP-SGD shorthand: Q = B / N, T = ceil(E N / B))
 //   dpx account --mechanism laplace --scale B [--sensitivity S] --steps T ...
+//   dpx account --events events.json (--delta D | --epsilon E) --method ...
+//               (heterogeneous composition; events.json is [{"kind": ..., params...,
+//               "count": n}, ...] or {"events": [...]}, kinds: gaussian / laplace
+//               {noise_multiplier}, subsampled_gaussian {sampling_rate, noise_multiplier},
+//               randomized_response {epsilon, categories = 2}, pure_dp {epsilon}, approx_dp
+//               {epsilon, delta}, discrete_pair {p, q}, discrete_laplace {scale,
+//               sensitivity}, discrete_gaussian {sigma, sensitivity}, zcdp {rho},
+//               exponential_mechanism {epsilon}; count defaults to 1)
 //   -> {"schema_version": 2, "inputs": {...}, "mechanism": ..., "method": ..., "epsilon": ...,
 //       "delta": ...} (pld adds the certified lower end "epsilon_lower" / "delta_lower", the
 //       grid "discretization" and "converged")
@@ -20,6 +28,7 @@
 // --sampling-rate and left out of --method all.
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -56,17 +65,184 @@ struct account_options {
   bool have_noise = false, have_rate = false, have_scale = false, have_sensitivity = false;
   bool have_delta = false, have_epsilon = false, have_steps = false, have_sgd = false;
   bool have_epsilon_error = false;
+  std::string events;
+  bool have_events = false;
 };
+
+/// Reads an events file (see the file comment) into a release log. Messages name the flag and
+/// the event's index, never the file's contents.
+dpx::core::event_log read_events(const std::string& path) {
+  namespace core = dpx::core;
+  const char* fn = kFn;
+  std::ifstream in(path);
+  if (!in) core::throw_invalid(fn, "--events", path, "cannot be read");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception&) {
+    core::throw_invalid(fn, "--events", path, "is not valid JSON");
+  }
+  const nlohmann::json& arr = j.is_object() && j.contains("events") ? j["events"] : j;
+  if (!arr.is_array() || arr.empty()) {
+    core::throw_invalid(fn, "--events", path, "must hold a nonempty array of events");
+  }
+  core::event_log log;
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const auto& e = arr[i];
+    const std::string where = "event " + std::to_string(i);
+    if (!e.is_object()) core::throw_invalid(fn, "--events", where, "must be a JSON object");
+    auto num = [&](const char* k) {
+      if (!e.contains(k) || !e[k].is_number()) {
+        core::throw_invalid(fn, "--events", where + " " + k, "missing or not a number");
+      }
+      return e[k].get<double>();
+    };
+    auto integer = [&](const char* k, std::int64_t fallback) {
+      if (!e.contains(k)) return fallback;
+      if (!e[k].is_number_integer()) {
+        core::throw_invalid(fn, "--events", where + " " + k, "must be an integer");
+      }
+      return e[k].get<std::int64_t>();
+    };
+    auto vec = [&](const char* k) {
+      if (!e.contains(k) || !e[k].is_array()) {
+        core::throw_invalid(fn, "--events", where + " " + k, "missing or not an array");
+      }
+      std::vector<double> v;
+      for (const auto& x : e[k]) {
+        if (!x.is_number()) core::throw_invalid(fn, "--events", where + " " + k, "not numbers");
+        v.push_back(x.get<double>());
+      }
+      return v;
+    };
+    const std::string kind =
+        e.contains("kind") && e["kind"].is_string() ? e["kind"].get<std::string>() : "";
+    core::privacy_event ev;
+    if (kind == "gaussian") {
+      ev = core::gaussian_event{num("noise_multiplier")};
+    } else if (kind == "laplace") {
+      ev = core::laplace_event{num("noise_multiplier")};
+    } else if (kind == "subsampled_gaussian") {
+      ev = core::subsampled_gaussian_event{num("sampling_rate"), num("noise_multiplier")};
+    } else if (kind == "randomized_response") {
+      ev = core::randomized_response_event{num("epsilon"), integer("categories", 2)};
+    } else if (kind == "pure_dp") {
+      ev = core::pure_dp_event{num("epsilon")};
+    } else if (kind == "approx_dp") {
+      ev = core::approx_dp_event{num("epsilon"), num("delta")};
+    } else if (kind == "discrete_pair") {
+      ev = core::discrete_pair_event{vec("p"), vec("q")};
+    } else if (kind == "discrete_laplace") {
+      ev = core::discrete_laplace_event{num("scale"), integer("sensitivity", 1)};
+    } else if (kind == "discrete_gaussian") {
+      ev = core::discrete_gaussian_event{num("sigma"), num("sensitivity")};
+    } else if (kind == "zcdp") {
+      ev = core::zcdp_event{num("rho")};
+    } else if (kind == "exponential_mechanism") {
+      ev = core::exponential_mechanism_event{num("epsilon")};
+    } else {
+      core::throw_invalid(fn, "--events", where + " kind", "unknown event kind");
+    }
+    const std::int64_t count = integer("count", 1);
+    if (count < 1) core::throw_invalid(fn, "--events", where + " count", "must be >= 1");
+    log.append(ev, count);
+  }
+  return log;
+}
 
 /// JSON number or null (+inf / nan: JSON has no infinity).
 nlohmann::ordered_json num(double x) {
   return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr);
 }
 
+/// dpx account --events: heterogeneous composition of a release log by each method.
+int run_events(const account_options& o) {
+  namespace acc = dpx::accounting;
+  namespace core = dpx::core;
+  const char* fn = kFn;
+  for (bool given : {o.have_noise,
+                     o.have_rate,
+                     o.have_scale,
+                     o.have_sensitivity,
+                     o.have_steps,
+                     o.have_sgd,
+                     !o.mechanism.empty()}) {
+    if (given) core::throw_invalid(fn, "--events", o.events, "takes no mechanism flags");
+  }
+  if (o.have_delta == o.have_epsilon) {
+    core::throw_invalid(fn, "--delta", "(missing)", "give exactly one of --delta and --epsilon");
+  }
+  if (o.have_delta) core::check_open_interval(fn, "--delta", o.delta, 0.0, 1.0);
+  if (o.have_epsilon) {
+    core::check_nonnegative(fn, "--epsilon", o.epsilon);
+    core::check_finite(fn, "--epsilon", o.epsilon);
+  }
+  const auto log = read_events(o.events);
+  std::vector<acc::method> methods;
+  if (o.method == "all") {
+    methods = {acc::method::basic,
+               acc::method::advanced,
+               acc::method::kov,
+               acc::method::rdp,
+               acc::method::zcdp,
+               acc::method::pld};
+  } else {
+    methods = {acc::parse_method(o.method)};
+  }
+  nlohmann::ordered_json j, results = nlohmann::ordered_json::array();
+  j["schema_version"] = 2;
+  nlohmann::ordered_json in;
+  in["events"] = o.events;
+  in["releases"] = log.size();
+  in["distinct_runs"] = log.runs().size();
+  in[o.have_delta ? "delta" : "epsilon"] = o.have_delta ? o.delta : o.epsilon;
+  in["method"] = o.method;
+  in["epsilon_error"] = o.epsilon_error;
+  j["inputs"] = in;
+  const char* key = o.have_delta ? "epsilon" : "delta";
+  for (const auto m : methods) {
+    auto a = acc::make_accountant(m, o.epsilon_error);
+    bool ok = true;
+    for (const auto& r : log.runs()) ok = ok && a->supports(r.event);
+    nlohmann::ordered_json r;
+    r["method"] = acc::to_string(m);
+    if (!ok) {
+      if (methods.size() == 1) {
+        core::throw_invalid(fn, "--method", o.method, "does not support every event in the file");
+      }
+      r[key] = nullptr;
+      r["unsupported"] = true;
+      results.push_back(r);
+      continue;
+    }
+    a->compose(log);
+    if (auto* p = dynamic_cast<acc::pld_accountant*>(a.get())) {
+      const auto b = o.have_delta ? p->epsilon_bracket(o.delta) : p->delta_bracket(o.epsilon);
+      r[key] = num(b.upper);
+      r[std::string(key) + "_lower"] = num(b.lower);
+      r["discretization"] = b.discretization;
+      r["converged"] = b.converged;
+    } else {
+      r[key] = num(o.have_delta ? a->epsilon(o.delta) : a->delta(o.epsilon));
+    }
+    results.push_back(r);
+  }
+  if (methods.size() == 1) {
+    for (auto& [k, v] : results[0].items()) j[k] = v;
+    j[o.have_delta ? "delta" : "epsilon"] = o.have_delta ? o.delta : o.epsilon;
+  } else {
+    j["results"] = results;
+  }
+  std::cout << j.dump() << "\n";
+  return dpx::cli::exit_ok;
+}
+
 int run_account(account_options o) {
   namespace acc = dpx::accounting;
   namespace core = dpx::core;
   const char* fn = kFn;
+  if (o.have_events) return run_events(o);
+  if (o.mechanism.empty()) core::throw_invalid(fn, "--mechanism", "(missing)", "required");
   if (o.have_sgd) {
     if (o.have_steps) core::throw_invalid(fn, "--steps", o.steps, "not with --dataset-size");
     if (o.have_rate) {
@@ -252,7 +428,9 @@ const bool registered = dpx::cli::register_command(
     "Epsilon of T Gaussian (optionally Poisson-subsampled) or Laplace releases",
     [](CLI::App& sub) {
       auto o = std::make_shared<account_options>();
-      sub.add_option("--mechanism", o->mechanism, "gaussian | laplace")->required();
+      sub.add_option("--mechanism", o->mechanism, "gaussian | laplace");
+      auto* events = sub.add_option(
+          "--events", o->events, "JSON file of events with counts (heterogeneous composition)");
       auto* noise =
           sub.add_option("--noise-multiplier", o->noise_multiplier, "gaussian sigma / Delta2");
       auto* rate = sub.add_option(
@@ -269,7 +447,8 @@ const bool registered = dpx::cli::register_command(
       auto* ep = sub.add_option("--epochs", o->epochs, "DP-SGD: epochs (steps = ceil(E N / B))");
       sub.add_option("--method", o->method, "rdp | pld | zcdp | advanced | basic | kov | all")
           ->required();
-      return [o, noise, rate, scale, sens, steps, delta, eps, err, n, bs, ep]() {
+      return [o, noise, rate, scale, sens, steps, delta, eps, err, n, bs, ep, events]() {
+        o->have_events = events->count() > 0;
         o->have_noise = noise->count() > 0;
         o->have_rate = rate->count() > 0;
         o->have_scale = scale->count() > 0;

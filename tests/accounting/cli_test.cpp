@@ -192,3 +192,52 @@ TEST_F(Cli, ErrorMessageNamesFlagOnceWithItsRealRange) {
   EXPECT_EQ(k.status, 2);
   EXPECT_EQ(k.err.rfind("dpx calibrate: error: --epsilon = -2 is invalid", 0), 0u) << k.err;
 }
+
+TEST_F(Cli, EventsFileOneKindEqualsHomogeneousCall) {
+  const auto dir = dpx::test::fresh_test_dir("dpx_accounting_events_");
+  const auto one = (dir / "one.json").string();
+  std::ofstream(one) << R"({"events": [{"kind": "subsampled_gaussian", "sampling_rate": 0.01,
+                          "noise_multiplier": 1.0, "count": 1000}]})";
+  for (const char* m : {"rdp", "pld"}) {
+    auto f = run("account --events " + one + " --delta 1e-5 --method " + m);
+    auto h = run(std::string("account --mechanism gaussian --noise-multiplier 1 --sampling-rate "
+                             "0.01 --steps 1000 --delta 1e-5 --method ") +
+                 m);
+    ASSERT_EQ(f.status, 0) << f.err;
+    ASSERT_EQ(h.status, 0) << h.err;
+    EXPECT_EQ(nlohmann::json::parse(f.out)["epsilon"], nlohmann::json::parse(h.out)["epsilon"]);
+  }
+  // heterogeneous: every kind PLD takes; methods that cannot take them all say so
+  const auto mix = (dir / "mix.json").string();
+  std::ofstream(mix) << R"([{"kind": "gaussian", "noise_multiplier": 20, "count": 100},
+    {"kind": "laplace", "noise_multiplier": 50, "count": 30},
+    {"kind": "subsampled_gaussian", "sampling_rate": 0.01, "noise_multiplier": 1.0, "count": 1000},
+    {"kind": "randomized_response", "epsilon": 0.5},
+    {"kind": "pure_dp", "epsilon": 0.1, "count": 5},
+    {"kind": "approx_dp", "epsilon": 0.1, "delta": 1e-8, "count": 5},
+    {"kind": "discrete_pair", "p": [0.5, 0.5], "q": [0.4, 0.6]}])";
+  auto a = run("account --events " + mix + " --delta 1e-5 --method all");
+  ASSERT_EQ(a.status, 0) << a.err;
+  const auto ja = nlohmann::json::parse(a.out);
+  EXPECT_EQ(ja["inputs"]["releases"], 1142);
+  EXPECT_TRUE(ja["results"][3]["unsupported"].get<bool>());  // rdp: no approx_dp events
+  const auto& pld = ja["results"][5];
+  EXPECT_LE(pld["epsilon_lower"].get<double>(), pld["epsilon"].get<double>());
+  // the same events without the approx-DP one: PLD <= RDP
+  const auto mix2 = (dir / "mix2.json").string();
+  std::ofstream(mix2) << R"([{"kind": "gaussian", "noise_multiplier": 20, "count": 100},
+    {"kind": "laplace", "noise_multiplier": 50, "count": 30},
+    {"kind": "subsampled_gaussian", "sampling_rate": 0.01, "noise_multiplier": 1.0, "count": 1000}])";
+  auto p =
+      nlohmann::json::parse(run("account --events " + mix2 + " --delta 1e-5 --method pld").out);
+  auto r =
+      nlohmann::json::parse(run("account --events " + mix2 + " --delta 1e-5 --method rdp").out);
+  EXPECT_LT(p["epsilon"].get<double>(), r["epsilon"].get<double>());
+  // bad files: one line on stderr, exit 2
+  const auto bad = (dir / "bad.json").string();
+  std::ofstream(bad) << R"([{"kind": "gaussian"}])";
+  auto b = run("account --events " + bad + " --delta 1e-5 --method pld");
+  EXPECT_EQ(b.status, 2);
+  EXPECT_NE(b.err.find("--events"), std::string::npos) << b.err;
+  EXPECT_TRUE(b.out.empty());
+}

@@ -326,6 +326,27 @@ dp_sgd_schedule dp_sgd_schedule_of(std::int64_t dataset_size,
   return {q, std::max<std::int64_t>(1, static_cast<std::int64_t>(t))};
 }
 
+std::unique_ptr<accountant> make_accountant(method m, double epsilon_error) {
+  switch (m) {
+    case method::basic:
+      return std::make_unique<approx_dp_accountant>(composition_rule::basic);
+    case method::advanced:
+      return std::make_unique<approx_dp_accountant>(composition_rule::advanced);
+    case method::kov:
+      return std::make_unique<approx_dp_accountant>(composition_rule::kov);
+    case method::rdp:
+      return std::make_unique<rdp_accountant>();
+    case method::zcdp:
+      return std::make_unique<zcdp_accountant>();
+    case method::pld: {
+      pld_options o;
+      o.epsilon_error = epsilon_error;
+      return std::make_unique<pld_accountant>(o);
+    }
+  }
+  return nullptr;
+}
+
 gaussian_calibration parse_gaussian_calibration(const std::string& s) {
   if (s == "classical") return gaussian_calibration::classical;
   if (s == "analytic") return gaussian_calibration::analytic;

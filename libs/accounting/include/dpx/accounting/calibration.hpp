@@ -7,7 +7,10 @@
 /// steps that keep the feasible end of the bracket and return it).
 
 #include <cstdint>
+#include <memory>
 #include <string>
+
+#include "dpx/accounting/accountant.hpp"
 
 namespace dpx::accounting {
 
@@ -23,6 +26,11 @@ enum class method {
 std::string to_string(method m);
 /// Parses basic | advanced | kov | rdp | zcdp | pld (throws core::invalid_argument_error).
 method parse_method(const std::string& s);
+
+/// A fresh accountant for a method: basic / advanced / kov are approx_dp_accountant with that
+/// composition rule (they take (eps, delta)-describable events only); rdp, zcdp, pld.
+/// epsilon_error sets the PLD accuracy target (pld_options::epsilon_error).
+std::unique_ptr<accountant> make_accountant(method m, double epsilon_error = 1e-3);
 
 /// epsilon of `steps` adaptive releases of the Gaussian mechanism with noise multiplier s
 /// (sigma / Delta2), each on a Poisson subsample with rate q (q = 1: no subsampling;

@@ -89,6 +89,7 @@ class approx_dp_accountant final : public accountant {
   explicit approx_dp_accountant(composition_rule rule) : rule_(rule) {}
   std::string name() const override { return to_string(rule_); }
   bool supports(const core::privacy_event& e) const override;
+  using accountant::compose;  // compose(const core::event_log&)
   void compose(const core::privacy_event& e, std::int64_t count = 1) override;
   /// +inf when delta is below the sum of the events' own deltas (no finite guarantee).
   double epsilon(double delta) const override;

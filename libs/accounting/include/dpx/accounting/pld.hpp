@@ -160,6 +160,7 @@ class pld_accountant final : public accountant {
   explicit pld_accountant(pld_options options = {});
   std::string name() const override { return "pld"; }
   bool supports(const core::privacy_event& e) const override;
+  using accountant::compose;  // compose(const core::event_log&)
   void compose(const core::privacy_event& e, std::int64_t count = 1) override;
   /// Upper end of epsilon_bracket (an upper bound; +inf when the loss support cannot be
   /// discretised, e.g. noise multiplier 1e-200).

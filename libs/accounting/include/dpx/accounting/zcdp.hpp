@@ -42,6 +42,7 @@ class zcdp_accountant final : public accountant {
       : conversion_(conversion) {}
   std::string name() const override { return "zcdp"; }
   bool supports(const core::privacy_event& e) const override;
+  using accountant::compose;  // compose(const core::event_log&)
   void compose(const core::privacy_event& e, std::int64_t count = 1) override;
   double epsilon(double delta) const override;
   double delta(double epsilon) const override;
