@@ -19,6 +19,9 @@ double zcdp_pure_dp_rho(double epsilon);
 /// Bun-Steinke conversion: rho-zCDP => (rho + 2 sqrt(rho log(1/delta)), delta)-DP
 /// [Bun & Steinke 2016, Prop 1.3].
 double zcdp_epsilon_bun_steinke(double rho, double delta);
+/// Inverse of zcdp_epsilon_bun_steinke: the rho whose Prop. 1.3 conversion gives exactly
+/// epsilon, sqrt(rho) = sqrt(log(1/delta) + epsilon) - sqrt(log(1/delta)).
+double zcdp_rho_bun_steinke(double epsilon, double delta);
 /// Tighter numerical conversion [Canonne, Kamath & Steinke 2020, Cor 13 / Prop 12]:
 /// delta = min_{alpha > 1} exp((alpha-1)(alpha rho - eps) + alpha log(1 - 1/alpha)) / (alpha-1),
 /// the minimising alpha found by bisection on the derivative (any alpha gives a valid bound).
