@@ -55,7 +55,9 @@ TEST(Subsampling, WithoutReplacementAgainstBruteForce) {
           }
         }
         EXPECT_LE(worst, bound * (1 + 1e-12)) << n << " " << m << " " << eps0;
-        if (m == 1) EXPECT_NEAR(worst, bound, 1e-12 * bound) << n << " " << eps0;
+        if (m == 1) {
+          EXPECT_NEAR(worst, bound, 1e-12 * bound) << n << " " << eps0;
+        }
       }
     }
   }
