@@ -244,17 +244,20 @@ int run_account(account_options o) {
   if (o.have_events) return run_events(o);
   if (o.mechanism.empty()) core::throw_invalid(fn, "--mechanism", "(missing)", "required");
   if (o.have_sgd) {
-    if (o.have_steps) core::throw_invalid(fn, "--steps", o.steps, "not with --dataset-size");
+    if (o.have_steps)
+      core::throw_invalid(fn, "--steps", std::to_string(o.steps), "not with --dataset-size");
     if (o.have_rate) {
       core::throw_invalid(fn, "--sampling-rate", o.sampling_rate, "not with --dataset-size");
     }
     if (o.mechanism != "gaussian") {
-      core::throw_invalid(fn, "--dataset-size", o.dataset_size, "only for --mechanism gaussian");
+      core::throw_invalid(
+          fn, "--dataset-size", std::to_string(o.dataset_size), "only for --mechanism gaussian");
     }
     if (o.dataset_size < 1)
-      core::throw_invalid(fn, "--dataset-size", o.dataset_size, "must be >= 1");
+      core::throw_invalid(fn, "--dataset-size", std::to_string(o.dataset_size), "must be >= 1");
     if (o.batch_size < 1 || o.batch_size > o.dataset_size) {
-      core::throw_invalid(fn, "--batch-size", o.batch_size, "must lie in [1, dataset size]");
+      core::throw_invalid(
+          fn, "--batch-size", std::to_string(o.batch_size), "must lie in [1, dataset size]");
     }
     if (!(o.epochs > 0.0) || !std::isfinite(o.epochs)) {
       core::throw_invalid(fn, "--epochs", o.epochs, "must be positive and finite");
