@@ -347,7 +347,10 @@ int run_account(account_options o) {
           o.have_delta ? acc::account_gaussian(mm, o.noise_multiplier, q, o.steps, o.delta)
                        : acc::account_gaussian_delta(mm, o.noise_multiplier, q, o.steps, o.epsilon);
       // pld without subsampling is the exact closed form: the bracket is a point.
-      results.push_back({acc::to_string(mm), v, mm == acc::method::pld, {v, v, 0.0, true}});
+      // (+inf: beyond 1e300, e.g. noise multiplier 1e-200; the lower end is then only 0.)
+      const bool fin = std::isfinite(v);
+      results.push_back(
+          {acc::to_string(mm), v, mm == acc::method::pld, {fin ? v : 0.0, v, 0.0, fin}});
     }
   } else if (o.mechanism == "laplace") {
     if (!o.have_scale) core::throw_invalid(fn, "--scale", "(missing)", "required");

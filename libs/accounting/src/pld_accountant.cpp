@@ -179,6 +179,7 @@ pld_bracket pld_accountant::refine(Query query, bool epsilon_query, double delta
   }
   if (!upper_) {  // all-Gaussian ledger with the fast path: exact closed form
     const double v = query(nullptr);
+    if (!std::isfinite(v)) return {0.0, v, 0.0, false};  // epsilon beyond 1e300: no lower end
     return {v, v, 0.0, true};
   }
   const bool fixed = options_.discretization > 0.0;
