@@ -1,16 +1,34 @@
 // dpx account: (epsilon, delta) of T releases of the Gaussian or Laplace mechanism.
 //
 //   dpx account --mechanism gaussian --noise-multiplier S [--sampling-rate Q] --steps T
-//               --delta D --method rdp|pld|zcdp|advanced|basic|kov|all
-//   dpx account --mechanism laplace --scale B [--sensitivity S] --steps T --delta D --method ...
-//   -> {"mechanism": ..., "method": ..., "epsilon": ..., "delta": ...}
-//   -> with --method all: {"results": [{"method": ..., "epsilon": ...}, ...]}
+//               (--delta D | --epsilon E) --method rdp|pld|zcdp|advanced|basic|kov|all
+//               [--epsilon-error R]
+//   dpx account --mechanism gaussian --noise-multiplier S --dataset-size N --batch-size B
+//               --epochs E ...      (DP-SGD shorthand: Q = B / N, T = ceil(E N / B))
+//   dpx account --mechanism laplace --scale B [--sensitivity S] --steps T ...
+//   dpx account --events events.json (--delta D | --epsilon E) --method ...
+//               (heterogeneous composition; events.json is [{"kind": ..., params...,
+//               "count": n}, ...] or {"events": [...]}, kinds: gaussian / laplace
+//               {noise_multiplier}, subsampled_gaussian {sampling_rate, noise_multiplier},
+//               randomized_response {epsilon, categories = 2}, pure_dp {epsilon}, approx_dp
+//               {epsilon, delta}, discrete_pair {p, q}, discrete_laplace {scale,
+//               sensitivity}, discrete_gaussian {sigma, sensitivity}, zcdp {rho},
+//               exponential_mechanism {epsilon}; count defaults to 1)
+//   -> {"schema_version": 2, "inputs": {...}, "mechanism": ..., "method": ..., "epsilon": ...,
+//       "delta": ...} (pld adds the certified lower end "epsilon_lower" / "delta_lower", the
+//       grid "discretization" and "converged")
+//   -> with --method all: {"schema_version": 2, "inputs": {...}, "results": [{"method": ...,
+//       "epsilon" | "delta": ...}, ...]}
 //
-// Without --sampling-rate there is no subsampling; with it, each step is Poisson subsampling
-// with rate Q under add/remove neighbours. Every epsilon is an upper bound (see
-// docs/accounting.md). zcdp has no subsampling amplification: it is rejected with
+// With --delta the output's epsilon is an upper bound at that delta; with --epsilon the
+// output's delta is an upper bound at that epsilon. Without --sampling-rate there is no
+// subsampling; with it, each step is Poisson subsampling with rate Q under add/remove
+// neighbours. Every epsilon / delta printed is an upper bound (see docs/accounting.md); +inf
+// is printed as null. zcdp has no subsampling amplification: it is rejected with
 // --sampling-rate and left out of --method all.
+#include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -21,6 +39,7 @@
 
 #include "command.hpp"
 #include "dpx/accounting/calibration.hpp"
+#include "dpx/accounting/pld.hpp"
 #include "dpx/core/error.hpp"
 
 // Named per command so that the unity build (apps/dpx/CMakeLists.txt) keeps each file's
@@ -38,16 +57,230 @@ struct account_options {
   double sensitivity = 1;
   std::int64_t steps = 0;
   double delta = 0;
+  double epsilon = 0;
+  double epsilon_error = 1e-3;
+  std::int64_t dataset_size = 0, batch_size = 0;
+  double epochs = 0;
   std::string method;
   bool have_noise = false, have_rate = false, have_scale = false, have_sensitivity = false;
+  bool have_delta = false, have_epsilon = false, have_steps = false, have_sgd = false;
+  bool have_epsilon_error = false;
+  std::string events;
+  bool have_events = false;
 };
 
-int run_account(const account_options& o) {
+/// Reads an events file (see the file comment) into a release log. Messages name the flag and
+/// the event's index, never the file's contents.
+dpx::core::event_log read_events(const std::string& path) {
+  namespace core = dpx::core;
+  const char* fn = kFn;
+  std::ifstream in(path);
+  if (!in) core::throw_invalid(fn, "--events", path, "cannot be read");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception&) {
+    core::throw_invalid(fn, "--events", path, "is not valid JSON");
+  }
+  const nlohmann::json& arr = j.is_object() && j.contains("events") ? j["events"] : j;
+  if (!arr.is_array() || arr.empty()) {
+    core::throw_invalid(fn, "--events", path, "must hold a nonempty array of events");
+  }
+  core::event_log log;
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const auto& e = arr[i];
+    const std::string where = "event " + std::to_string(i);
+    if (!e.is_object()) core::throw_invalid(fn, "--events", where, "must be a JSON object");
+    auto num = [&](const char* k) {
+      if (!e.contains(k) || !e[k].is_number()) {
+        core::throw_invalid(fn, "--events", where + " " + k, "missing or not a number");
+      }
+      return e[k].get<double>();
+    };
+    auto integer = [&](const char* k, std::int64_t fallback) {
+      if (!e.contains(k)) return fallback;
+      if (!e[k].is_number_integer()) {
+        core::throw_invalid(fn, "--events", where + " " + k, "must be an integer");
+      }
+      return e[k].get<std::int64_t>();
+    };
+    auto vec = [&](const char* k) {
+      if (!e.contains(k) || !e[k].is_array()) {
+        core::throw_invalid(fn, "--events", where + " " + k, "missing or not an array");
+      }
+      std::vector<double> v;
+      for (const auto& x : e[k]) {
+        if (!x.is_number()) core::throw_invalid(fn, "--events", where + " " + k, "not numbers");
+        v.push_back(x.get<double>());
+      }
+      return v;
+    };
+    const std::string kind =
+        e.contains("kind") && e["kind"].is_string() ? e["kind"].get<std::string>() : "";
+    core::privacy_event ev;
+    if (kind == "gaussian") {
+      ev = core::gaussian_event{num("noise_multiplier")};
+    } else if (kind == "laplace") {
+      ev = core::laplace_event{num("noise_multiplier")};
+    } else if (kind == "subsampled_gaussian") {
+      ev = core::subsampled_gaussian_event{num("sampling_rate"), num("noise_multiplier")};
+    } else if (kind == "randomized_response") {
+      ev = core::randomized_response_event{num("epsilon"), integer("categories", 2)};
+    } else if (kind == "pure_dp") {
+      ev = core::pure_dp_event{num("epsilon")};
+    } else if (kind == "approx_dp") {
+      ev = core::approx_dp_event{num("epsilon"), num("delta")};
+    } else if (kind == "discrete_pair") {
+      ev = core::discrete_pair_event{vec("p"), vec("q")};
+    } else if (kind == "discrete_laplace") {
+      ev = core::discrete_laplace_event{num("scale"), integer("sensitivity", 1)};
+    } else if (kind == "discrete_gaussian") {
+      ev = core::discrete_gaussian_event{num("sigma"), num("sensitivity")};
+    } else if (kind == "zcdp") {
+      ev = core::zcdp_event{num("rho")};
+    } else if (kind == "exponential_mechanism") {
+      ev = core::exponential_mechanism_event{num("epsilon")};
+    } else {
+      core::throw_invalid(fn, "--events", where + " kind", "unknown event kind");
+    }
+    const std::int64_t count = integer("count", 1);
+    if (count < 1) core::throw_invalid(fn, "--events", where + " count", "must be >= 1");
+    log.append(ev, count);
+  }
+  return log;
+}
+
+/// JSON number or null (+inf / nan: JSON has no infinity).
+nlohmann::ordered_json num(double x) {
+  return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr);
+}
+
+/// dpx account --events: heterogeneous composition of a release log by each method.
+int run_events(const account_options& o) {
   namespace acc = dpx::accounting;
   namespace core = dpx::core;
   const char* fn = kFn;
+  for (bool given : {o.have_noise,
+                     o.have_rate,
+                     o.have_scale,
+                     o.have_sensitivity,
+                     o.have_steps,
+                     o.have_sgd,
+                     !o.mechanism.empty()}) {
+    if (given) core::throw_invalid(fn, "--events", o.events, "takes no mechanism flags");
+  }
+  if (o.have_delta == o.have_epsilon) {
+    core::throw_invalid(fn, "--delta", "(missing)", "give exactly one of --delta and --epsilon");
+  }
+  if (o.have_delta) core::check_open_interval(fn, "--delta", o.delta, 0.0, 1.0);
+  if (o.have_epsilon) {
+    core::check_nonnegative(fn, "--epsilon", o.epsilon);
+    core::check_finite(fn, "--epsilon", o.epsilon);
+  }
+  const auto log = read_events(o.events);
+  std::vector<acc::method> methods;
+  if (o.method == "all") {
+    methods = {acc::method::basic,
+               acc::method::advanced,
+               acc::method::kov,
+               acc::method::rdp,
+               acc::method::zcdp,
+               acc::method::pld};
+  } else {
+    methods = {acc::parse_method(o.method)};
+  }
+  nlohmann::ordered_json j, results = nlohmann::ordered_json::array();
+  j["schema_version"] = 2;
+  nlohmann::ordered_json in;
+  in["events"] = o.events;
+  in["releases"] = log.size();
+  in["distinct_runs"] = log.runs().size();
+  in[o.have_delta ? "delta" : "epsilon"] = o.have_delta ? o.delta : o.epsilon;
+  in["method"] = o.method;
+  in["epsilon_error"] = o.epsilon_error;
+  j["inputs"] = in;
+  const char* key = o.have_delta ? "epsilon" : "delta";
+  for (const auto m : methods) {
+    auto a = acc::make_accountant(m, o.epsilon_error);
+    bool ok = true;
+    for (const auto& r : log.runs()) ok = ok && a->supports(r.event);
+    nlohmann::ordered_json r;
+    r["method"] = acc::to_string(m);
+    if (!ok) {
+      if (methods.size() == 1) {
+        core::throw_invalid(fn, "--method", o.method, "does not support every event in the file");
+      }
+      r[key] = nullptr;
+      r["unsupported"] = true;
+      results.push_back(r);
+      continue;
+    }
+    a->compose(log);
+    if (auto* p = dynamic_cast<acc::pld_accountant*>(a.get())) {
+      const auto b = o.have_delta ? p->epsilon_bracket(o.delta) : p->delta_bracket(o.epsilon);
+      r[key] = num(b.upper);
+      r[std::string(key) + "_lower"] = num(b.lower);
+      r["discretization"] = b.discretization;
+      r["converged"] = b.converged;
+    } else {
+      r[key] = num(o.have_delta ? a->epsilon(o.delta) : a->delta(o.epsilon));
+    }
+    results.push_back(r);
+  }
+  if (methods.size() == 1) {
+    for (auto& [k, v] : results[0].items()) j[k] = v;
+    j[o.have_delta ? "delta" : "epsilon"] = o.have_delta ? o.delta : o.epsilon;
+  } else {
+    j["results"] = results;
+  }
+  std::cout << j.dump() << "\n";
+  return dpx::cli::exit_ok;
+}
+
+int run_account(account_options o) {
+  namespace acc = dpx::accounting;
+  namespace core = dpx::core;
+  const char* fn = kFn;
+  if (o.have_events) return run_events(o);
+  if (o.mechanism.empty()) core::throw_invalid(fn, "--mechanism", "(missing)", "required");
+  if (o.have_sgd) {
+    if (o.have_steps)
+      core::throw_invalid(fn, "--steps", std::to_string(o.steps), "not with --dataset-size");
+    if (o.have_rate) {
+      core::throw_invalid(fn, "--sampling-rate", o.sampling_rate, "not with --dataset-size");
+    }
+    if (o.mechanism != "gaussian") {
+      core::throw_invalid(
+          fn, "--dataset-size", std::to_string(o.dataset_size), "only for --mechanism gaussian");
+    }
+    if (o.dataset_size < 1)
+      core::throw_invalid(fn, "--dataset-size", std::to_string(o.dataset_size), "must be >= 1");
+    if (o.batch_size < 1 || o.batch_size > o.dataset_size) {
+      core::throw_invalid(
+          fn, "--batch-size", std::to_string(o.batch_size), "must lie in [1, dataset size]");
+    }
+    if (!(o.epochs > 0.0) || !std::isfinite(o.epochs)) {
+      core::throw_invalid(fn, "--epochs", o.epochs, "must be positive and finite");
+    }
+    const auto sch = acc::dp_sgd_schedule_of(o.dataset_size, o.batch_size, o.epochs);
+    o.steps = sch.steps;
+    o.sampling_rate = sch.sampling_rate;
+    o.have_rate = sch.sampling_rate < 1.0;
+  } else if (!o.have_steps) {
+    core::throw_invalid(
+        fn, "--steps", "(missing)", "required (or --dataset-size/--batch-size/--epochs)");
+  }
   core::check_at_least(fn, "--steps", o.steps, 1);
-  core::check_open_interval(fn, "--delta", o.delta, 0.0, 1.0);
+  if (o.have_delta == o.have_epsilon) {
+    core::throw_invalid(fn, "--delta", "(missing)", "give exactly one of --delta and --epsilon");
+  }
+  if (o.have_delta) core::check_open_interval(fn, "--delta", o.delta, 0.0, 1.0);
+  if (o.have_epsilon) {
+    core::check_nonnegative(fn, "--epsilon", o.epsilon);
+    core::check_finite(fn, "--epsilon", o.epsilon);
+  }
+  if (o.have_epsilon_error)
+    core::check_open_interval(fn, "--epsilon-error", o.epsilon_error, 0.0, 1.0);
   const bool all = o.method == "all";
   acc::method m{};
   if (!all) {
@@ -70,7 +303,24 @@ int run_account(const account_options& o) {
   } else {
     methods = {m};
   }
-  std::vector<std::pair<std::string, double>> results;
+  // One entry per method: the bound (epsilon at --delta, or delta at --epsilon) and, for pld,
+  // the certified bracket.
+  struct row {
+    std::string method;
+    double value = 0;
+    bool bracket = false;
+    acc::pld_bracket b;
+  };
+  std::vector<row> results;
+  acc::pld_options po;
+  po.epsilon_error = o.epsilon_error;
+  auto pld_row = [&](const core::privacy_event& e) {
+    acc::pld_accountant a(po);
+    a.compose(e, o.steps);
+    row r{"pld", 0, true, o.have_delta ? a.epsilon_bracket(o.delta) : a.delta_bracket(o.epsilon)};
+    r.value = r.b.upper;
+    return r;
+  };
   if (o.mechanism == "gaussian") {
     if (!o.have_noise) core::throw_invalid(fn, "--noise-multiplier", "(missing)", "required");
     if (o.have_scale) core::throw_invalid(fn, "--scale", o.scale, "only for --mechanism laplace");
@@ -82,15 +332,25 @@ int run_account(const account_options& o) {
       core::check_half_open_interval(fn, "--sampling-rate", o.sampling_rate, 0.0, 1.0);
     const double q = o.have_rate ? o.sampling_rate : 1.0;
     for (auto mm : methods) {
-      if (mm == acc::method::zcdp && o.have_rate) {
+      if (mm == acc::method::zcdp && q < 1.0) {
         if (all) continue;
         core::throw_invalid(fn,
                             "--method",
                             "zcdp",
                             "zCDP has no amplification by subsampling; omit --sampling-rate");
       }
-      results.emplace_back(acc::to_string(mm),
-                           acc::account_gaussian(mm, o.noise_multiplier, q, o.steps, o.delta));
+      if (mm == acc::method::pld && q < 1.0) {
+        results.push_back(pld_row(core::subsampled_gaussian_event{q, o.noise_multiplier}));
+        continue;
+      }
+      const double v =
+          o.have_delta ? acc::account_gaussian(mm, o.noise_multiplier, q, o.steps, o.delta)
+                       : acc::account_gaussian_delta(mm, o.noise_multiplier, q, o.steps, o.epsilon);
+      // pld without subsampling is the exact closed form: the bracket is a point.
+      // (+inf: beyond 1e300, e.g. noise multiplier 1e-200; the lower end is then only 0.)
+      const bool fin = std::isfinite(v);
+      results.push_back(
+          {acc::to_string(mm), v, mm == acc::method::pld, {fin ? v : 0.0, v, 0.0, fin}});
     }
   } else if (o.mechanism == "laplace") {
     if (!o.have_scale) core::throw_invalid(fn, "--scale", "(missing)", "required");
@@ -104,25 +364,66 @@ int run_account(const account_options& o) {
     const double b = o.scale / o.sensitivity;
     core::check_positive(fn, "--scale", b);
     for (auto mm : methods) {
-      results.emplace_back(acc::to_string(mm), acc::account_laplace(mm, b, o.steps, o.delta));
+      if (mm == acc::method::pld) {
+        results.push_back(pld_row(core::laplace_event{b}));
+        continue;
+      }
+      const double v = o.have_delta ? acc::account_laplace(mm, b, o.steps, o.delta)
+                                    : acc::account_laplace_delta(mm, b, o.steps, o.epsilon);
+      results.push_back({acc::to_string(mm), v, false, {}});
     }
   } else {
     core::throw_invalid(fn, "--mechanism", o.mechanism, "must be gaussian or laplace");
   }
+  nlohmann::ordered_json in;
+  in["mechanism"] = o.mechanism;
+  if (o.mechanism == "gaussian") {
+    in["noise_multiplier"] = o.noise_multiplier;
+    in["sampling_rate"] = o.have_rate ? o.sampling_rate : 1.0;
+  } else {
+    in["scale"] = o.scale;
+    in["sensitivity"] = o.sensitivity;
+  }
+  if (o.have_sgd) {
+    in["dataset_size"] = o.dataset_size;
+    in["batch_size"] = o.batch_size;
+    in["epochs"] = o.epochs;
+  }
+  in["steps"] = o.steps;
+  in[o.have_delta ? "delta" : "epsilon"] = o.have_delta ? o.delta : o.epsilon;
+  in["method"] = o.method;
+  in["epsilon_error"] = o.epsilon_error;
+  const char* key = o.have_delta ? "epsilon" : "delta";
+  const std::string lower_key = std::string(key) + "_lower";
+  auto fill = [&](nlohmann::ordered_json& r, const row& x) {
+    r[key] = num(x.value);
+    if (x.bracket) {
+      r[lower_key] = num(x.b.lower);
+      r["discretization"] = x.b.discretization;
+      r["converged"] = x.b.converged;
+    }
+  };
   nlohmann::ordered_json j;
+  j["schema_version"] = 2;
+  j["inputs"] = in;
   if (all) {
     j["results"] = nlohmann::ordered_json::array();
-    for (const auto& [name, eps] : results) {
+    for (const auto& x : results) {
       nlohmann::ordered_json r;
-      r["method"] = name;
-      r["epsilon"] = eps;
+      r["method"] = x.method;
+      fill(r, x);
       j["results"].push_back(r);
     }
   } else {
     j["mechanism"] = o.mechanism;
-    j["method"] = results.front().first;
-    j["epsilon"] = results.front().second;
-    j["delta"] = o.delta;
+    j["method"] = results.front().method;
+    if (o.have_delta) {
+      fill(j, results.front());
+      j["delta"] = o.delta;
+    } else {
+      j["epsilon"] = o.epsilon;
+      fill(j, results.front());
+    }
   }
   std::cout << j.dump() << "\n";
   return dpx::cli::exit_ok;
@@ -133,22 +434,44 @@ const bool registered = dpx::cli::register_command(
     "Epsilon of T Gaussian (optionally Poisson-subsampled) or Laplace releases",
     [](CLI::App& sub) {
       auto o = std::make_shared<account_options>();
-      sub.add_option("--mechanism", o->mechanism, "gaussian | laplace")->required();
+      sub.add_option("--mechanism", o->mechanism, "gaussian | laplace");
+      auto* events = sub.add_option(
+          "--events", o->events, "JSON file of events with counts (heterogeneous composition)");
       auto* noise =
           sub.add_option("--noise-multiplier", o->noise_multiplier, "gaussian sigma / Delta2");
       auto* rate = sub.add_option(
           "--sampling-rate", o->sampling_rate, "Poisson sampling rate in (0, 1] (add/remove)");
       auto* scale = sub.add_option("--scale", o->scale, "laplace scale b");
       auto* sens = sub.add_option("--sensitivity", o->sensitivity, "laplace L1 sensitivity");
-      sub.add_option("--steps", o->steps, "number of releases (>= 1)")->required();
-      sub.add_option("--delta", o->delta, "target delta in (0, 1)")->required();
+      auto* steps = sub.add_option("--steps", o->steps, "number of releases (>= 1)");
+      auto* delta = sub.add_option("--delta", o->delta, "report epsilon at this delta in (0, 1)");
+      auto* eps = sub.add_option("--epsilon", o->epsilon, "report delta at this epsilon (>= 0)");
+      auto* err = sub.add_option(
+          "--epsilon-error", o->epsilon_error, "pld: relative width of the bracket (default 1e-3)");
+      auto* n = sub.add_option("--dataset-size", o->dataset_size, "DP-SGD: dataset size N");
+      auto* bs = sub.add_option("--batch-size", o->batch_size, "DP-SGD: expected batch size B");
+      auto* ep = sub.add_option("--epochs", o->epochs, "DP-SGD: epochs (steps = ceil(E N / B))");
       sub.add_option("--method", o->method, "rdp | pld | zcdp | advanced | basic | kov | all")
           ->required();
-      return [o, noise, rate, scale, sens]() {
+      return [o, noise, rate, scale, sens, steps, delta, eps, err, n, bs, ep, events]() {
+        o->have_events = events->count() > 0;
         o->have_noise = noise->count() > 0;
         o->have_rate = rate->count() > 0;
         o->have_scale = scale->count() > 0;
         o->have_sensitivity = sens->count() > 0;
+        o->have_steps = steps->count() > 0;
+        o->have_delta = delta->count() > 0;
+        o->have_epsilon = eps->count() > 0;
+        o->have_epsilon_error = err->count() > 0;
+        const int sgd = static_cast<int>(n->count() > 0) + static_cast<int>(bs->count() > 0) +
+                        static_cast<int>(ep->count() > 0);
+        if (sgd != 0 && sgd != 3) {
+          dpx::core::throw_invalid(kFn,
+                                   "--dataset-size",
+                                   "(partial)",
+                                   "give --dataset-size, --batch-size and --epochs together");
+        }
+        o->have_sgd = sgd == 3;
         return run_account(*o);
       };
     });

@@ -1,10 +1,15 @@
 // dpx calibrate: the noise needed for a target (epsilon, delta).
 //
 //   dpx calibrate --mechanism gaussian --epsilon E --delta D [--steps T] [--sampling-rate Q]
-//                 --method classical|analytic|rdp|pld          -> {"noise_multiplier": ...}
+//                 --method classical|analytic|rdp|pld
+//     -> {"schema_version": 2, "inputs": {...}, "noise_multiplier": ...,
+//         "achieved": {"method": ..., "epsilon": ..., "delta": ...}}
 //   dpx calibrate --mechanism laplace --epsilon E [--steps T --delta D
-//                 --method basic|advanced|kov|pld]             -> {"scale": ...}
+//                 --method basic|advanced|kov|pld]             -> {..., "scale": ..., ...}
 //
+// "achieved" re-accounts the returned noise with the stated method (analytic: the exact
+// Gaussian curve; classical: the published theorem's guarantee, i.e. the target, with the
+// exact epsilon of the same noise beside it as "epsilon_exact").
 // noise_multiplier is sigma per unit L2 sensitivity, scale is b per unit L1 sensitivity. Every
 // answer is conservative: re-accounted with the same method it gives epsilon <= E.
 // classical with T > 1 is ISTDP's published Theorem 3.3 calibration (advanced composition of
@@ -42,7 +47,15 @@ int run_calibrate(const calibrate_options& o) {
   const char* fn = kFn;
   core::check_positive(fn, "--epsilon", o.epsilon);
   core::check_at_least(fn, "--steps", o.steps, 1);
-  nlohmann::ordered_json j;
+  nlohmann::ordered_json j, in, achieved;
+  j["schema_version"] = 2;
+  in["mechanism"] = o.mechanism;
+  in["epsilon"] = o.epsilon;
+  if (o.have_delta) in["delta"] = o.delta;
+  in["steps"] = o.steps;
+  if (o.have_rate) in["sampling_rate"] = o.sampling_rate;
+  in["method"] = o.have_method ? o.method : std::string("basic");
+  j["inputs"] = in;
   if (o.mechanism == "gaussian") {
     if (!o.have_method) core::throw_invalid(fn, "--method", "(missing)", "required for gaussian");
     if (!o.have_delta) core::throw_invalid(fn, "--delta", "(missing)", "required for gaussian");
@@ -64,7 +77,22 @@ int run_calibrate(const calibrate_options& o) {
     if (m == acc::gaussian_calibration::classical && o.steps == 1 && !(o.epsilon < 1.0)) {
       core::throw_invalid(fn, "--epsilon", o.epsilon, "classical calibration needs epsilon < 1");
     }
-    j["noise_multiplier"] = acc::calibrate_gaussian(m, o.epsilon, o.delta, o.steps, q);
+    const double s = acc::calibrate_gaussian(m, o.epsilon, o.delta, o.steps, q);
+    j["noise_multiplier"] = s;
+    achieved["method"] = o.method;
+    const double exact = acc::account_gaussian(acc::method::pld, s, q, o.steps, o.delta);
+    switch (m) {
+      case acc::gaussian_calibration::classical:
+        achieved["epsilon"] = o.epsilon;  // the theorem's guarantee
+        achieved["epsilon_exact"] = exact;
+        break;
+      case acc::gaussian_calibration::rdp:
+        achieved["epsilon"] = acc::account_gaussian(acc::method::rdp, s, q, o.steps, o.delta);
+        break;
+      default:
+        achieved["epsilon"] = exact;
+    }
+    achieved["delta"] = o.delta;
   } else if (o.mechanism == "laplace") {
     if (o.have_rate)
       core::throw_invalid(fn, "--sampling-rate", o.sampling_rate, "only for gaussian");
@@ -81,10 +109,20 @@ int run_calibrate(const calibrate_options& o) {
         core::throw_invalid(fn, "--delta", "(missing)", "required for " + o.method);
     }
     if (o.have_delta) core::check_open_interval(fn, "--delta", o.delta, 0.0, 1.0);
-    j["scale"] = acc::calibrate_laplace(o.epsilon, o.delta, o.steps, m);
+    const double b = acc::calibrate_laplace(o.epsilon, o.delta, o.steps, m);
+    j["scale"] = b;
+    const char* name = m == acc::laplace_method::basic      ? "basic"
+                       : m == acc::laplace_method::advanced ? "advanced"
+                       : m == acc::laplace_method::kov      ? "kov"
+                                                            : "pld";
+    achieved["method"] = name;
+    const double d = o.have_delta ? o.delta : 0.5;  // basic: pure DP, delta unused
+    achieved["epsilon"] = acc::account_laplace(acc::parse_method(name), b, o.steps, d);
+    achieved["delta"] = m == acc::laplace_method::basic ? 0.0 : o.delta;
   } else {
     core::throw_invalid(fn, "--mechanism", o.mechanism, "must be gaussian or laplace");
   }
+  j["achieved"] = achieved;
   std::cout << j.dump() << "\n";
   return dpx::cli::exit_ok;
 }

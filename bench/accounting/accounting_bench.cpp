@@ -6,10 +6,14 @@
 //   RDP for 10^6 steps; baseline: per-step RDP recomputed for each of 10^4 compose calls.
 //   10^4 single-step compose calls + one epsilon query (PLD and RDP).
 //   Calibration of sigma by PLD and RDP for the same setting (eps = 6.19).
+//   Issue 18: the headline cell with the DEFAULT options (automatic grid, certified bracket
+//   within 0.1 %), the issue's small-q cell (q = 0.001, sigma = 4), and 10^4 heterogeneous
+//   events (8 kinds interleaved) composed and queried by PLD and by RDP.
 // Counters report the epsilon obtained so accuracy and speed are read together.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <variant>
 #include <vector>
 
 #include "dpx/accounting/calibration.hpp"
@@ -37,6 +41,58 @@ BENCHMARK(BM_pld_subsampled_gaussian_T1e4)
     ->Arg(10)
     ->Arg(100)
     ->Unit(benchmark::kMillisecond);
+
+static void pld_default(benchmark::State& st, double q, double sigma) {
+  acc::pld_bracket b;
+  for (auto _ : st) {
+    acc::pld_accountant a;
+    a.compose(core::subsampled_gaussian_event{q, sigma}, 10000);
+    b = a.epsilon_bracket(1e-5);
+    benchmark::DoNotOptimize(b);
+  }
+  st.counters["epsilon"] = b.upper;
+  st.counters["epsilon_lower"] = b.lower;
+  st.counters["h"] = b.discretization;
+}
+static void BM_pld_headline_default(benchmark::State& st) { pld_default(st, 0.01, 1.0); }
+BENCHMARK(BM_pld_headline_default)->Unit(benchmark::kMillisecond);
+static void BM_pld_q0001_sigma4_default(benchmark::State& st) { pld_default(st, 0.001, 4.0); }
+BENCHMARK(BM_pld_q0001_sigma4_default)->Unit(benchmark::kMillisecond);
+
+/// 10^4 events cycling through 8 kinds (Gaussian, Laplace, two subsampled Gaussians,
+/// randomized response, pure and approximate DP, a discrete pair).
+template <class A>
+static void heterogeneous(benchmark::State& st, bool with_approx) {
+  const std::vector<core::privacy_event> kinds = {
+      core::gaussian_event{20.0},
+      core::laplace_event{200.0},
+      core::subsampled_gaussian_event{0.01, 1.2},
+      core::subsampled_gaussian_event{0.02, 2.0},
+      core::randomized_response_event{0.02, 2},
+      core::pure_dp_event{0.005},
+      core::approx_dp_event{0.005, 1e-10},
+      core::discrete_pair_event{{0.5, 0.3, 0.2}, {0.49, 0.31, 0.2}}};
+  double e = 0;
+  for (auto _ : st) {
+    A a;
+    for (int i = 0; i < 10000; ++i) {
+      const auto& k = kinds[static_cast<std::size_t>(i) % kinds.size()];
+      if (!with_approx && std::holds_alternative<core::approx_dp_event>(k)) continue;
+      a.compose(k);
+    }
+    e = a.epsilon(1e-5);
+    benchmark::DoNotOptimize(e);
+  }
+  st.counters["epsilon"] = e;
+}
+static void BM_heterogeneous_1e4_pld(benchmark::State& st) {
+  heterogeneous<acc::pld_accountant>(st, true);
+}
+BENCHMARK(BM_heterogeneous_1e4_pld)->Unit(benchmark::kMillisecond);
+static void BM_heterogeneous_1e4_rdp(benchmark::State& st) {
+  heterogeneous<acc::rdp_accountant>(st, false);  // RDP has no (eps, delta) events
+}
+BENCHMARK(BM_heterogeneous_1e4_rdp)->Unit(benchmark::kMillisecond);
 
 static void BM_pld_squaring_T1e4_baseline(benchmark::State& st) {
   // Baseline: the same T = 10^4 composition by repeated squaring (14 squarings + 4 products,

@@ -6,6 +6,8 @@
 //   nothing on stdout.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -58,24 +60,89 @@ TEST_F(Cli, AccountJsonKeys) {
       run("account --mechanism gaussian --noise-multiplier 2 --steps 10 --delta 1e-5 "
           "--method rdp");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out.rfind("{\"mechanism\":\"gaussian\",\"method\":\"rdp\",\"epsilon\":", 0), 0u)
-      << r.out;
-  EXPECT_NE(r.out.find(",\"delta\":1e-05}"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_EQ(j["inputs"]["noise_multiplier"], 2.0);
+  EXPECT_EQ(j["inputs"]["steps"], 10);
+  EXPECT_EQ(j["mechanism"], "gaussian");
+  EXPECT_EQ(j["method"], "rdp");
+  EXPECT_EQ(j["delta"], 1e-5);
   const double want =
       dpx::accounting::account_gaussian(dpx::accounting::method::rdp, 2, 1, 10, 1e-5);
-  EXPECT_NEAR(std::stod(r.out.substr(r.out.find("\"epsilon\":") + 10)), want, 1e-12 * want);
+  EXPECT_NEAR(j["epsilon"].get<double>(), want, 1e-12 * want);
   auto all = run("account --mechanism laplace --scale 10 --steps 100 --delta 1e-5 --method all");
   ASSERT_EQ(all.status, 0) << all.err;
-  EXPECT_EQ(all.out.rfind("{\"results\":[{\"method\":\"basic\",\"epsilon\":", 0), 0u) << all.out;
+  const auto ja = nlohmann::json::parse(all.out);
+  EXPECT_EQ(ja["results"][0]["method"], "basic");
+  EXPECT_EQ(ja["results"].back()["method"], "pld");
+  EXPECT_LE(ja["results"].back()["epsilon_lower"].get<double>(),
+            ja["results"].back()["epsilon"].get<double>());
+}
+
+TEST_F(Cli, AccountPldBracketDeltaAtEpsilonAndDpSgdShorthand) {
+  // the issue's cell: certified bracket, below RDP, within 0.5 % of dp_accounting (0.0776)
+  auto p =
+      run("account --mechanism gaussian --noise-multiplier 4 --sampling-rate 0.001 "
+          "--steps 10000 --delta 1e-5 --method pld");
+  ASSERT_EQ(p.status, 0) << p.err;
+  const auto jp = nlohmann::json::parse(p.out);
+  const double up = jp["epsilon"], lo = jp["epsilon_lower"];
+  EXPECT_LE(lo, up);
+  EXPECT_LE(up, 0.0776 * 1.005);
+  EXPECT_LE(up, 0.0862);
+  EXPECT_TRUE(jp["converged"].get<bool>());
+  // delta at that epsilon, for every method: an upper bound whose epsilon at it is <= eps
+  for (const char* m : {"basic", "advanced", "kov", "rdp", "pld"}) {
+    auto d = run(std::string("account --mechanism gaussian --noise-multiplier 1 --sampling-rate "
+                             "0.01 --steps 100 --epsilon 2 --method ") +
+                 m);
+    ASSERT_EQ(d.status, 0) << d.err;
+    const auto jd = nlohmann::json::parse(d.out);
+    const double delta = jd["delta"];
+    EXPECT_EQ(jd["epsilon"], 2.0);
+    const double back = dpx::accounting::account_gaussian(
+        dpx::accounting::parse_method(m), 1, 0.01, 100, std::min(delta, 0.999));
+    EXPECT_LE(back, 2.0 * (1 + 1e-3)) << m << " " << delta;
+  }
+  // DP-SGD shorthand: N = 60000, B = 256, 10 epochs = q = 256/60000, T = ceil(10 * 60000/256)
+  auto s =
+      run("account --mechanism gaussian --noise-multiplier 1.1 --dataset-size 60000 "
+          "--batch-size 256 --epochs 10 --delta 1e-5 --method rdp");
+  ASSERT_EQ(s.status, 0) << s.err;
+  const auto js = nlohmann::json::parse(s.out);
+  EXPECT_EQ(js["inputs"]["steps"], 2344);
+  EXPECT_NEAR(js["epsilon"].get<double>(),
+              dpx::accounting::account_gaussian(
+                  dpx::accounting::method::rdp, 1.1, 256.0 / 60000.0, 2344, 1e-5),
+              1e-12);
+  // issue 17 defect 4: tiny noise answers at once with null (+inf)
+  auto t =
+      run("account --mechanism gaussian --noise-multiplier 1e-200 --steps 10 --delta 1e-5 "
+          "--method pld");
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_TRUE(nlohmann::json::parse(t.out)["epsilon"].is_null()) << t.out;
 }
 
 TEST_F(Cli, CalibrateAndCompose) {
   auto g = run("calibrate --mechanism gaussian --epsilon 1 --delta 1e-5 --method analytic");
   ASSERT_EQ(g.status, 0) << g.err;
-  EXPECT_EQ(g.out.rfind("{\"noise_multiplier\":3.73", 0), 0u) << g.out;
+  const auto jg = nlohmann::json::parse(g.out);
+  EXPECT_NEAR(jg["noise_multiplier"].get<double>(), 3.7306, 1e-4) << g.out;
+  EXPECT_EQ(jg["inputs"]["epsilon"], 1.0);
+  EXPECT_LE(jg["achieved"]["epsilon"].get<double>(), 1.0) << g.out;
+  EXPECT_GE(jg["achieved"]["epsilon"].get<double>(), 1.0 - 1e-6) << g.out;
   auto l = run("calibrate --mechanism laplace --epsilon 2 --steps 4");
   ASSERT_EQ(l.status, 0) << l.err;
-  EXPECT_EQ(l.out.rfind("{\"scale\":2", 0), 0u) << l.out;
+  const auto jl = nlohmann::json::parse(l.out);
+  EXPECT_DOUBLE_EQ(jl["scale"].get<double>(), 2.0) << l.out;
+  EXPECT_LE(jl["achieved"]["epsilon"].get<double>(), 2.0) << l.out;
+  auto p =
+      run("calibrate --mechanism gaussian --epsilon 2 --delta 1e-5 --steps 1000 "
+          "--sampling-rate 0.01 --method pld");
+  ASSERT_EQ(p.status, 0) << p.err;
+  const auto jp = nlohmann::json::parse(p.out);
+  EXPECT_LE(jp["achieved"]["epsilon"].get<double>(), 2.0) << p.out;
+  EXPECT_GE(jp["achieved"]["epsilon"].get<double>(), 2.0 * (1 - 1e-3)) << p.out;
   auto c = run("compose --rule basic --epsilon0 0.5 --k 4 --delta-slack 1e-6");
   ASSERT_EQ(c.status, 0) << c.err;
   EXPECT_EQ(c.out, "{\"epsilon\":2.0,\"delta\":0.0}\n");
@@ -124,4 +191,53 @@ TEST_F(Cli, ErrorMessageNamesFlagOnceWithItsRealRange) {
   auto k = run("calibrate --mechanism gaussian --epsilon -2 --delta 1e-5 --method pld");
   EXPECT_EQ(k.status, 2);
   EXPECT_EQ(k.err.rfind("dpx calibrate: error: --epsilon = -2 is invalid", 0), 0u) << k.err;
+}
+
+TEST_F(Cli, EventsFileOneKindEqualsHomogeneousCall) {
+  const auto dir = dpx::test::fresh_test_dir("dpx_accounting_events_");
+  const auto one = (dir / "one.json").string();
+  std::ofstream(one) << R"({"events": [{"kind": "subsampled_gaussian", "sampling_rate": 0.01,
+                          "noise_multiplier": 1.0, "count": 1000}]})";
+  for (const char* m : {"rdp", "pld"}) {
+    auto f = run("account --events " + one + " --delta 1e-5 --method " + m);
+    auto h = run(std::string("account --mechanism gaussian --noise-multiplier 1 --sampling-rate "
+                             "0.01 --steps 1000 --delta 1e-5 --method ") +
+                 m);
+    ASSERT_EQ(f.status, 0) << f.err;
+    ASSERT_EQ(h.status, 0) << h.err;
+    EXPECT_EQ(nlohmann::json::parse(f.out)["epsilon"], nlohmann::json::parse(h.out)["epsilon"]);
+  }
+  // heterogeneous: every kind PLD takes; methods that cannot take them all say so
+  const auto mix = (dir / "mix.json").string();
+  std::ofstream(mix) << R"([{"kind": "gaussian", "noise_multiplier": 20, "count": 100},
+    {"kind": "laplace", "noise_multiplier": 50, "count": 30},
+    {"kind": "subsampled_gaussian", "sampling_rate": 0.01, "noise_multiplier": 1.0, "count": 1000},
+    {"kind": "randomized_response", "epsilon": 0.5},
+    {"kind": "pure_dp", "epsilon": 0.1, "count": 5},
+    {"kind": "approx_dp", "epsilon": 0.1, "delta": 1e-8, "count": 5},
+    {"kind": "discrete_pair", "p": [0.5, 0.5], "q": [0.4, 0.6]}])";
+  auto a = run("account --events " + mix + " --delta 1e-5 --method all");
+  ASSERT_EQ(a.status, 0) << a.err;
+  const auto ja = nlohmann::json::parse(a.out);
+  EXPECT_EQ(ja["inputs"]["releases"], 1142);
+  EXPECT_TRUE(ja["results"][3]["unsupported"].get<bool>());  // rdp: no approx_dp events
+  const auto& pld = ja["results"][5];
+  EXPECT_LE(pld["epsilon_lower"].get<double>(), pld["epsilon"].get<double>());
+  // the same events without the approx-DP one: PLD <= RDP
+  const auto mix2 = (dir / "mix2.json").string();
+  std::ofstream(mix2) << R"([{"kind": "gaussian", "noise_multiplier": 20, "count": 100},
+    {"kind": "laplace", "noise_multiplier": 50, "count": 30},
+    {"kind": "subsampled_gaussian", "sampling_rate": 0.01, "noise_multiplier": 1.0, "count": 1000}])";
+  auto p =
+      nlohmann::json::parse(run("account --events " + mix2 + " --delta 1e-5 --method pld").out);
+  auto r =
+      nlohmann::json::parse(run("account --events " + mix2 + " --delta 1e-5 --method rdp").out);
+  EXPECT_LT(p["epsilon"].get<double>(), r["epsilon"].get<double>());
+  // bad files: one line on stderr, exit 2
+  const auto bad = (dir / "bad.json").string();
+  std::ofstream(bad) << R"([{"kind": "gaussian"}])";
+  auto b = run("account --events " + bad + " --delta 1e-5 --method pld");
+  EXPECT_EQ(b.status, 2);
+  EXPECT_NE(b.err.find("--events"), std::string::npos) << b.err;
+  EXPECT_TRUE(b.out.empty());
 }

@@ -62,7 +62,8 @@ TEST(Pld, SubsampledGaussianAnchor) {
   r.compose(core::subsampled_gaussian_event{0.01, 1.0}, 10000);
   EXPECT_LT(e, r.epsilon(1e-5));
   // delta(eps) inverts eps(delta)
-  EXPECT_NEAR(a.delta(e), 1e-5, 1e-9);
+  // (the delta query may refine the grid: equal within the 1e-3 accuracy target)
+  EXPECT_NEAR(a.delta(e), 1e-5, 1e-3 * 1e-5);
 }
 
 TEST(Pld, SubsampledGaussianBothDirections) {

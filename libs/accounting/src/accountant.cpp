@@ -78,4 +78,8 @@ void event_ledger::add(const core::privacy_event& e, std::int64_t count) {
   entries_.emplace_back(e, count);
 }
 
+void accountant::compose(const core::event_log& log) {
+  for (const auto& r : log.runs()) compose(r.event, r.count);
+}
+
 }  // namespace dpx::accounting

@@ -226,6 +226,127 @@ double account_laplace(method m, double noise_multiplier, std::int64_t steps, do
   return inf;
 }
 
+namespace {
+/// Smallest delta in (1e-300, 1) with eps_of(delta) <= epsilon (eps_of non-increasing), from the
+/// feasible side, searched on log delta.
+template <class F>
+double invert_delta(F eps_of, double epsilon) {
+  const double lo = std::log(1e-300), hi = std::log1p(-1e-12);
+  auto f = [&](double x) { return eps_of(std::exp(x)); };
+  if (!(f(hi) <= epsilon)) return 1.0;
+  if (f(lo) <= epsilon) return std::exp(lo);
+  if (!(epsilon > 0.0)) return 1.0;
+  // smallest_feasible works on f > 0 in log space; f(lo) > epsilon > 0 here.
+  return std::exp(smallest_feasible(f, lo, hi, epsilon, 1e-12));
+}
+}  // namespace
+
+double account_gaussian_delta(
+    method m, double noise_multiplier, double sampling_rate, std::int64_t steps, double epsilon) {
+  const char* fn = "account_gaussian_delta";
+  core::check_nonnegative(fn, "epsilon", epsilon);
+  core::check_finite(fn, "epsilon", epsilon);
+  check_common(fn, noise_multiplier, steps, 0.5);
+  core::check_half_open_interval(fn, "sampling_rate", sampling_rate, 0.0, 1.0);
+  const double s = noise_multiplier, q = sampling_rate;
+  switch (m) {
+    case method::rdp: {
+      rdp_accountant acc;
+      if (q == 1.0) {
+        acc.compose(core::gaussian_event{s}, steps);
+      } else {
+        acc.compose(core::subsampled_gaussian_event{q, s}, steps);
+      }
+      return acc.delta(epsilon);
+    }
+    case method::zcdp: {
+      if (q < 1.0) throw unsupported_event_error("zcdp", "subsampled_gaussian");
+      zcdp_accountant acc;
+      acc.compose(core::gaussian_event{s}, steps);
+      return acc.delta(epsilon);
+    }
+    case method::pld: {
+      if (q == 1.0) return gaussian_composed_delta(epsilon, s, steps);
+      pld_accountant acc;
+      acc.compose(core::subsampled_gaussian_event{q, s}, steps);
+      return acc.delta(epsilon);
+    }
+    default:
+      return invert_delta([&](double d) { return account_gaussian(m, s, q, steps, d); }, epsilon);
+  }
+}
+
+double account_laplace_delta(method m,
+                             double noise_multiplier,
+                             std::int64_t steps,
+                             double epsilon) {
+  const char* fn = "account_laplace_delta";
+  core::check_nonnegative(fn, "epsilon", epsilon);
+  core::check_finite(fn, "epsilon", epsilon);
+  check_common(fn, noise_multiplier, steps, 0.5);
+  const double b = noise_multiplier;
+  switch (m) {
+    case method::rdp: {
+      rdp_accountant acc;
+      acc.compose(core::laplace_event{b}, steps);
+      return acc.delta(epsilon);
+    }
+    case method::zcdp: {
+      zcdp_accountant acc;
+      acc.compose(core::laplace_event{b}, steps);
+      return acc.delta(epsilon);
+    }
+    case method::pld: {
+      pld_accountant acc;
+      acc.compose(core::laplace_event{b}, steps);
+      return acc.delta(epsilon);
+    }
+    case method::basic:
+      return epsilon >= static_cast<double>(steps) / b ? 0.0 : 1.0;  // pure DP
+    default:
+      return invert_delta([&](double d) { return account_laplace(m, b, steps, d); }, epsilon);
+  }
+}
+
+dp_sgd_schedule dp_sgd_schedule_of(std::int64_t dataset_size,
+                                   std::int64_t batch_size,
+                                   double epochs) {
+  const char* fn = "dp_sgd_schedule_of";
+  core::check_at_least(fn, "dataset_size", dataset_size, std::int64_t{1});
+  core::check_at_least(fn, "batch_size", batch_size, std::int64_t{1});
+  if (batch_size > dataset_size) {
+    core::throw_invalid(
+        fn, "batch_size", static_cast<double>(batch_size), "must be <= dataset_size");
+  }
+  core::check_positive(fn, "epochs", epochs);
+  core::check_finite(fn, "epochs", epochs);
+  const double q = static_cast<double>(batch_size) / static_cast<double>(dataset_size);
+  const double t = std::ceil(epochs / q - 1e-9);
+  if (!(t < 1e12)) core::throw_invalid(fn, "epochs", epochs, "gives more than 1e12 steps");
+  return {q, std::max<std::int64_t>(1, static_cast<std::int64_t>(t))};
+}
+
+std::unique_ptr<accountant> make_accountant(method m, double epsilon_error) {
+  switch (m) {
+    case method::basic:
+      return std::make_unique<approx_dp_accountant>(composition_rule::basic);
+    case method::advanced:
+      return std::make_unique<approx_dp_accountant>(composition_rule::advanced);
+    case method::kov:
+      return std::make_unique<approx_dp_accountant>(composition_rule::kov);
+    case method::rdp:
+      return std::make_unique<rdp_accountant>();
+    case method::zcdp:
+      return std::make_unique<zcdp_accountant>();
+    case method::pld: {
+      pld_options o;
+      o.epsilon_error = epsilon_error;
+      return std::make_unique<pld_accountant>(o);
+    }
+  }
+  return nullptr;
+}
+
 gaussian_calibration parse_gaussian_calibration(const std::string& s) {
   if (s == "classical") return gaussian_calibration::classical;
   if (s == "analytic") return gaussian_calibration::analytic;

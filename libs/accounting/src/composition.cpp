@@ -240,6 +240,26 @@ std::string to_string(composition_rule r) {
   return "?";
 }
 
+epsilon_delta amplify_poisson(double epsilon, double delta, double q) {
+  const char* fn = "amplify_poisson";
+  core::check_nonnegative(fn, "epsilon", epsilon);
+  if (!(delta >= 0.0 && delta <= 1.0))
+    core::throw_invalid(fn, "delta", delta, "must lie in [0, 1]");
+  core::check_half_open_interval(fn, "q", q, 0.0, 1.0);
+  // log1p(q expm1(eps)): exact for small eps and q; +inf only if eps is.
+  return {std::isfinite(epsilon) ? std::log1p(q * std::expm1(epsilon)) : epsilon, q * delta};
+}
+
+epsilon_delta amplify_without_replacement(double epsilon,
+                                          double delta,
+                                          std::int64_t batch,
+                                          std::int64_t n) {
+  const char* fn = "amplify_without_replacement";
+  core::check_at_least(fn, "batch", batch, std::int64_t{1});
+  if (n < batch) core::throw_invalid(fn, "n", static_cast<double>(n), "must be >= batch");
+  return amplify_poisson(epsilon, delta, static_cast<double>(batch) / static_cast<double>(n));
+}
+
 composition_rule parse_composition_rule(const std::string& s) {
   if (s == "basic") return composition_rule::basic;
   if (s == "advanced") return composition_rule::advanced;

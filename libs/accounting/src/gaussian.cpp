@@ -35,6 +35,9 @@ double gaussian_epsilon(double delta, double noise_multiplier) {
   while (!ok(hi)) {
     lo = hi;
     hi *= 2.0;
+    // Beyond 1e300 nats (noise multiplier ~1e-150 or smaller) the exact epsilon is not
+    // representable: +inf is the honest upper bound (and bounds the work).
+    if (hi > 1e300) return std::numeric_limits<double>::infinity();
   }
   for (int it = 0; it < 200 && hi - lo > 4e-16 * hi; ++it) {
     const double mid = 0.5 * (lo + hi);

@@ -54,6 +54,14 @@ double zcdp_epsilon_bun_steinke(double rho, double delta) {
   return rho + 2.0 * std::sqrt(rho * std::log(1.0 / delta));
 }
 
+double zcdp_rho_bun_steinke(double epsilon, double delta) {
+  core::check_nonnegative("zcdp_rho_bun_steinke", "epsilon", epsilon);
+  core::check_open_interval("zcdp_rho_bun_steinke", "delta", delta, 0.0, 1.0);
+  const double l = std::log(1.0 / delta);
+  const double r = epsilon / (std::sqrt(l + epsilon) + std::sqrt(l));  // no cancellation
+  return r * r;
+}
+
 double zcdp_delta(double rho, double epsilon) {
   core::check_nonnegative("zcdp_delta", "rho", rho);
   core::check_nonnegative("zcdp_delta", "epsilon", epsilon);

@@ -8,6 +8,7 @@
 
 #include "dpx/accounting/gaussian.hpp"
 #include "dpx/accounting/rdp.hpp"
+#include "dpx/accounting/zcdp.hpp"
 #include "dpx/audit/composed_pairs.hpp"
 #include "dpx/audit/stage_pairs.hpp"
 #include "dpx/audit/variance_pairs.hpp"
@@ -39,14 +40,13 @@ bool is_one_of(const std::string& s, const std::vector<std::string>& v) {
 }
 
 // Bun & Steinke 2016, Prop. 1.3: rho-zCDP => (rho + 2 sqrt(rho ln(1/delta)), delta)-DP.
+// The audit claims the Bun & Steinke 2016 Prop. 1.3 conversion (one home:
+// accounting/zcdp.hpp); the tighter numerical conversion is accounting::zcdp_epsilon.
 double zcdp_epsilon(double rho, double delta) {
-  return rho + 2 * std::sqrt(rho * std::log(1 / delta));
+  return accounting::zcdp_epsilon_bun_steinke(rho, delta);
 }
-// The rho whose Prop. 1.3 conversion gives exactly epsilon: sqrt(rho) = sqrt(L + eps) - sqrt(L).
 double zcdp_rho_for(double epsilon, double delta) {
-  const double l = std::log(1 / delta);
-  const double r = std::sqrt(l + epsilon) - std::sqrt(l);
-  return r * r;
+  return accounting::zcdp_rho_bun_steinke(epsilon, delta);
 }
 
 std::int64_t integer_sensitivity(double s) {

@@ -113,9 +113,20 @@ gaussian gaussian::calibrate_analytic(double epsilon,
     alpha = std::sqrt(1.0L + u / 2.0L) + std::sqrt(u / 2.0L);
   }
   // sigma = alpha Delta / sqrt(2 eps).
-  const double sigma =
+  double sigma =
       static_cast<double>(alpha * static_cast<real>(l2_sensitivity) / std::sqrt(2.0L * eps));
   core::check_positive(fn, "resulting sigma", sigma);
+  // Safe side: the root solver returns a bracket midpoint, which may sit on the infeasible side
+  // (delta(eps) above the target by ~1e-13 relative). Re-evaluate the returned sigma itself and
+  // raise it until delta(eps) <= delta (1 - 1e-12); the margin covers the evaluation's own
+  // rounding and costs ~1e-13 relative in sigma.
+  const double target = delta * (1.0 - 1e-12);
+  double step = 0x1p-52;
+  for (int it = 0; it < 80 && gaussian_delta_for_epsilon(epsilon, sigma / l2_sensitivity) > target;
+       ++it) {
+    sigma *= 1.0 + step;
+    step *= 2.0;
+  }
   return gaussian(sigma, l2_sensitivity, relation);
 }
 

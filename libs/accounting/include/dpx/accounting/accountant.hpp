@@ -62,6 +62,9 @@ class accountant {
   /// Composes `count` >= 1 adaptive repetitions of `e`. Throws unsupported_event_error for an
   /// event the accountant cannot interpret, core::invalid_argument_error for bad parameters.
   virtual void compose(const core::privacy_event& e, std::int64_t count = 1) = 0;
+  /// Composes every run of a release log (core::event_log, as emitted by mechanisms and
+  /// solvers) in order: one call per run of identical releases.
+  void compose(const core::event_log& log);
   /// Smallest epsilon (an upper bound) such that the composition is (epsilon, delta)-DP;
   /// delta in (0, 1). May be +inf when no finite epsilon is certified.
   virtual double epsilon(double delta) const = 0;

@@ -7,7 +7,10 @@
 /// steps that keep the feasible end of the bracket and return it).
 
 #include <cstdint>
+#include <memory>
 #include <string>
+
+#include "dpx/accounting/accountant.hpp"
 
 namespace dpx::accounting {
 
@@ -24,6 +27,11 @@ std::string to_string(method m);
 /// Parses basic | advanced | kov | rdp | zcdp | pld (throws core::invalid_argument_error).
 method parse_method(const std::string& s);
 
+/// A fresh accountant for a method: basic / advanced / kov are approx_dp_accountant with that
+/// composition rule (they take (eps, delta)-describable events only); rdp, zcdp, pld.
+/// epsilon_error sets the PLD accuracy target (pld_options::epsilon_error).
+std::unique_ptr<accountant> make_accountant(method m, double epsilon_error = 1e-3);
+
 /// epsilon of `steps` adaptive releases of the Gaussian mechanism with noise multiplier s
 /// (sigma / Delta2), each on a Poisson subsample with rate q (q = 1: no subsampling;
 /// add/remove neighbours when q < 1), at the given delta.
@@ -39,6 +47,24 @@ double account_gaussian(
 /// basic is pure DP (steps / b); advanced: DRV with slack delta; kov: exact optimal
 /// composition of (1/b)-DP releases; rdp: Mironov's closed form; zcdp: (1/b)^2/2 per step; pld.
 double account_laplace(method m, double noise_multiplier, std::int64_t steps, double delta);
+
+/// delta (an upper bound) of the same compositions at a given epsilon >= 0. rdp / zcdp / pld
+/// use their accountants' delta(epsilon); basic / advanced / kov invert account_* in log delta
+/// (epsilon(delta) is non-increasing) and return the feasible end of the bracket, so
+/// account_*(returned delta) <= epsilon. Returns 1 when no delta < 1 reaches epsilon.
+double account_gaussian_delta(
+    method m, double noise_multiplier, double sampling_rate, std::int64_t steps, double epsilon);
+double account_laplace_delta(method m, double noise_multiplier, std::int64_t steps, double epsilon);
+
+/// DP-SGD shorthand (as Opacus' get_noise_multiplier): Poisson sampling rate B / N and
+/// steps = ceil(epochs * N / B).
+struct dp_sgd_schedule {
+  double sampling_rate = 1.0;
+  std::int64_t steps = 1;
+};
+dp_sgd_schedule dp_sgd_schedule_of(std::int64_t dataset_size,
+                                   std::int64_t batch_size,
+                                   double epochs);
 
 /// Gaussian calibration methods.
 enum class gaussian_calibration {

@@ -70,6 +70,19 @@ double kov_optimal_per_step_epsilon(double epsilon, double delta, std::int64_t k
 
 // ---- accountant over pure / approximate-DP events ----------------------------------------
 
+/// Amplification by subsampling of an (epsilon, delta)-DP mechanism run on the sample
+/// [Balle, Barthe & Gaboardi 2018]. Poisson sampling with rate q, add/remove neighbours
+/// (Thm 8): (log(1 + q (e^eps - 1)), q delta). q in (0, 1].
+epsilon_delta amplify_poisson(double epsilon, double delta, double q);
+/// Sampling a fixed-size batch of m of the n records without replacement, replace-one
+/// (substitution) neighbours, the mechanism being (epsilon, delta)-DP under substitution on
+/// batches (Thm 9): (log(1 + (m/n)(e^eps - 1)), (m/n) delta). 1 <= m <= n. (Under add/remove
+/// neighbours a fixed batch size is not well defined; use Poisson sampling there.)
+epsilon_delta amplify_without_replacement(double epsilon,
+                                          double delta,
+                                          std::int64_t batch,
+                                          std::int64_t n);
+
 /// Which approximate-DP rule an approx_dp_accountant applies.
 enum class composition_rule {
   basic,     ///< sum eps_i, sum delta_i
@@ -89,6 +102,7 @@ class approx_dp_accountant final : public accountant {
   explicit approx_dp_accountant(composition_rule rule) : rule_(rule) {}
   std::string name() const override { return to_string(rule_); }
   bool supports(const core::privacy_event& e) const override;
+  using accountant::compose;  // compose(const core::event_log&)
   void compose(const core::privacy_event& e, std::int64_t count = 1) override;
   /// +inf when delta is below the sum of the events' own deltas (no finite guarantee).
   double epsilon(double delta) const override;

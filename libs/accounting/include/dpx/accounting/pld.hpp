@@ -1,26 +1,36 @@
 #pragma once
 /// \file
 /// Privacy loss distributions (PLD) [Meiser & Mohammadi 2018; Sommer, Meiser & Mohammadi 2019;
-/// Koskela, Jalko & Honkela 2020], discretised PESSIMISTICALLY with the connect-the-dots
-/// construction [Doroshenko, Ghazi, Kamath, Kumar & Manurangsi 2022, Alg. 1] and composed by
-/// FFT (FFTW).
+/// Koskela, Jalko & Honkela 2020], discretised on the grid {i h} and composed by FFT (FFTW), in
+/// two directions of rounding that bracket the exact answer:
+///
+/// * PESSIMISTIC (connect-the-dots, [Doroshenko, Ghazi, Kamath, Kumar & Manurangsi 2022,
+///   Alg. 1]): the delta(eps) curve of the grid PMF is the chord (linear in e^eps) of the exact
+///   convex curve through the grid points, plus the mass above the top point at +inf. It is >=
+///   the exact curve everywhere, so every eps / delta computed from it is an UPPER bound.
+/// * OPTIMISTIC (docs/accounting.md, "The certified bracket"): the grid measure whose delta
+///   curve is the lower convex hull of the exact values lowered by a certified bound on the
+///   chord error, (x_{i+1} - x_i)(s_{i+1} - s_{i-1}) / 4 (s_k: neighbouring chord slopes, which
+///   bound the derivative of a convex function), floored by the valid lower bound 1 - m e^eps.
+///   Its curve is <= the exact curve everywhere (a sub-probability measure), so every eps /
+///   delta computed from it is a LOWER bound. Both constructions are second order in h.
 ///
 /// For a mechanism with dominating pair (P, Q) the privacy loss L = log(P(x)/Q(x)), x ~ P,
 /// determines delta(eps) = E[(1 - e^{eps - L})_+] (with L = +inf on {Q = 0}), and adaptive
-/// composition adds independent losses (convolution). The discretised PMF built here lives on
-/// the grid {i h} (h = discretization interval) and its delta(eps) curve is >= the exact curve
-/// at every eps (its hockey-stick curve is the piecewise-linear-in-e^eps chord of the exact
-/// convex curve through the grid points, plus the mass above the upper truncation point at
-/// +inf). Dominance is preserved by composition, so every reported eps / delta is an upper
-/// bound up to floating-point rounding (relative ~1e-12) — never an estimate.
-/// Truncation during composition moves the lower-tail mass UP to the first kept grid point and
-/// the upper-tail mass to +inf (both pessimistic).
+/// composition adds independent losses (convolution). Dominance in either direction is
+/// preserved by convolution (delta_{A*B}(eps) = E_{L_B}[delta_A(eps - L_B)] is monotone in both
+/// curves), so the bracket survives composition. Truncation: pessimistic PMFs move the
+/// lower-tail mass UP to the first kept grid point and the upper tail to +inf; optimistic PMFs
+/// drop both tails, and the mass the circular FFT may alias into the window is recorded in
+/// error_mass and subtracted at query time. Up to floating-point rounding (relative ~1e-12, FFT
+/// noise ~1e-17 per grid point) the bracket is certified.
 ///
 /// Both directions (remove: P = M(D), Q = M(D'); add: the reverse) are tracked; queries take
 /// the worse of the two. Symmetric mechanisms share one PMF.
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -28,19 +38,42 @@
 
 namespace dpx::accounting {
 
+/// Direction of rounding of a discretised PLD (see the file comment).
+enum class pld_bound { pessimistic, optimistic };
+
 /// Options of PLD construction and composition.
 struct pld_options {
-  /// Grid spacing h of the privacy loss (nats). The connect-the-dots error is second order in
-  /// h; the default 5e-4 is within 0.02% of the tight eps for the Poisson-subsampled Gaussian
-  /// benchmark (q = 0.01, sigma = 1, T = 10^4, delta = 1e-5) and within 1% on every test.
-  double discretization = 5e-4;
+  /// Grid spacing h of the privacy loss (nats). 0 (default) = AUTOMATIC: the accountant picks
+  /// h from the events' loss scale and refines it until the certified bracket
+  /// [epsilon_lower, epsilon] is narrower than the accuracy target below. A positive value fixes
+  /// the grid (no refinement; the bracket is still reported). In [0, 1].
+  double discretization = 0.0;
+  /// Accuracy target of the automatic grid: upper - lower <= max(epsilon_error * upper,
+  /// epsilon_error_absolute). Relative (not PRV's absolute eps_error) because epsilon ranges
+  /// over orders of magnitude. Defaults: 1e-3 and 1e-5 (the upper bound is then within 0.1 %,
+  /// or 1e-5 absolute, of the exact epsilon).
+  double epsilon_error = 1e-3;
+  double epsilon_error_absolute = 1e-5;
+  /// Largest grid (points of one PMF) the automatic refinement may use; when the target would
+  /// need more, the bracket at the finest affordable grid is returned (converged = false).
+  std::int64_t max_grid_points = std::int64_t{1} << 22;
   /// Mass allowed in each truncated tail when building one mechanism's PLD and after each
-  /// convolution (moved pessimistically, see above). In (0, 1e-3].
+  /// convolution (moved pessimistically / dropped optimistically, see above). In (0, 1e-3].
   double tail_mass = 1e-15;
   /// Compose Gaussian events exactly (T Gaussians = one Gaussian with sigma / sqrt(T)) and
   /// answer all-Gaussian queries with the closed form instead of a discretised PLD.
   bool gaussian_fast_path = true;
+  /// Grid used by from_event when discretization == 0.
+  static constexpr double default_discretization = 5e-4;
   void validate() const;
+};
+
+/// Thrown by from_event when the loss support does not fit max_grid_points at the requested
+/// grid (e.g. noise multiplier 1e-200): `range` is the support width in nats (may be +inf).
+class pld_grid_error : public std::invalid_argument {
+ public:
+  explicit pld_grid_error(double range);
+  double range;
 };
 
 /// One direction of a discretised privacy loss distribution: probs[i] is the mass at loss
@@ -50,8 +83,14 @@ struct pld_pmf {
   std::int64_t offset = 0;       ///< grid index of probs[0]
   std::vector<double> probs;     ///< masses, >= 0
   double infinity_mass = 0.0;    ///< mass at +inf (includes truncated upper tails)
+  /// Rounding direction. Optimistic PMFs are sub-probability measures.
+  pld_bound bound = pld_bound::pessimistic;
+  /// Optimistic only: bound on the mass the circular FFT may have aliased into the window
+  /// (raises the curve); subtracted from delta at query time.
+  double error_mass = 0.0;
 
-  /// delta(eps) = infinity_mass + sum_i probs[i] (1 - e^{eps - l_i})_+ (any finite eps).
+  /// delta(eps) = infinity_mass + sum_i probs[i] (1 - e^{eps - l_i})_+ (any finite eps), minus
+  /// error_mass for optimistic PMFs (clamped to [0, 1]).
   double delta(double epsilon) const;
   /// Smallest eps >= 0 with delta(eps) <= delta (closed form on the linear-in-e^eps segment,
   /// evaluated relative to the segment: no overflow for eps > 709); +inf if infinity_mass >= delta.
@@ -64,7 +103,9 @@ pld_pmf compose(const pld_pmf& a, const pld_pmf& b, double tail_mass);
 /// inverse FFT on a window chosen by Chernoff bounds (tail_mass / 2 each side); the mass that the
 /// circular convolution folds down from above the window is covered by adding tail_mass / 2 to
 /// the mass at +inf, so the result stays pessimistic.
-pld_pmf self_compose(const pld_pmf& a, std::int64_t count, double tail_mass);
+/// `extended`: the FFT in long double (noise floor ~count * 2^-64 instead of count * 2^-52;
+/// several times slower), for large counts at small delta.
+pld_pmf self_compose(const pld_pmf& a, std::int64_t count, double tail_mass, bool extended = false);
 /// The same by repeated squaring (O(log count) FFTs, tails truncated after each); a baseline.
 pld_pmf self_compose_by_squaring(const pld_pmf& a, std::int64_t count, double tail_mass);
 
@@ -77,13 +118,17 @@ class privacy_loss_distribution {
   /// discrete_pair (both directions), pure_dp and approx_dp (their dominating pairs, which
   /// makes composition the exact optimal composition up to discretisation).
   /// Throws unsupported_event_error otherwise.
+  /// Throws pld_grid_error when the support needs more than options.max_grid_points points.
   static privacy_loss_distribution from_event(const core::privacy_event& e,
-                                              const pld_options& options = {});
+                                              const pld_options& options = {},
+                                              pld_bound bound = pld_bound::pessimistic);
   /// Builds from explicit PMFs (add may be empty: symmetric).
   privacy_loss_distribution(pld_pmf remove, std::shared_ptr<const pld_pmf> add);
 
   privacy_loss_distribution compose(const privacy_loss_distribution& other, double tail_mass) const;
-  privacy_loss_distribution self_compose(std::int64_t count, double tail_mass) const;
+  privacy_loss_distribution self_compose(std::int64_t count,
+                                         double tail_mass,
+                                         bool extended = false) const;
 
   double epsilon(double delta) const;
   double delta(double epsilon) const;
@@ -97,28 +142,53 @@ class privacy_loss_distribution {
   std::shared_ptr<const pld_pmf> add_;
 };
 
+/// Certified bracket lower <= exact <= upper of an epsilon (or delta) query.
+struct pld_bracket {
+  double lower = 0.0;           ///< from the optimistic PLD (a certified lower bound)
+  double upper = 0.0;           ///< from the pessimistic PLD (the reported upper bound)
+  double discretization = 0.0;  ///< grid h used (0: exact closed form)
+  bool converged = true;        ///< accuracy target met (false: grid limit reached)
+};
+
 /// PLD accountant: events are merged (identical events counted), each distinct event's PLD is
 /// self-composed in one FFT pass, and the distinct PLDs are convolved, lazily at query time (the
-/// result is cached until the next compose). Unsupported: zcdp, discrete_gaussian,
-/// discrete_laplace.
+/// result is cached until the next compose). Both the pessimistic and the optimistic PLD are
+/// built; with the automatic grid, h is refined until the bracket meets the accuracy target.
+/// Unsupported: zcdp, discrete_gaussian, discrete_laplace.
 class pld_accountant final : public accountant {
  public:
   explicit pld_accountant(pld_options options = {});
   std::string name() const override { return "pld"; }
   bool supports(const core::privacy_event& e) const override;
+  using accountant::compose;  // compose(const core::event_log&)
   void compose(const core::privacy_event& e, std::int64_t count = 1) override;
+  /// Upper end of epsilon_bracket (an upper bound; +inf when the loss support cannot be
+  /// discretised, e.g. noise multiplier 1e-200).
   double epsilon(double delta) const override;
+  /// Upper end of delta_bracket.
   double delta(double epsilon) const override;
+  /// Certified [lower, upper] bracket of the exact epsilon at delta.
+  pld_bracket epsilon_bracket(double delta) const;
+  /// Certified [lower, upper] bracket of the exact delta at epsilon (the grid is refined until
+  /// upper - lower <= epsilon_error * upper + 1e-14).
+  pld_bracket delta_bracket(double epsilon) const;
   const pld_options& options() const noexcept { return options_; }
 
  private:
-  /// Composed PLD of the non-Gaussian part (nullptr when none) and, with the fast path, the
-  /// combined Gaussian noise multiplier (0 when none).
-  void build() const;
+  /// Builds (or reuses) the pessimistic and optimistic compositions at grid h; throws
+  /// pld_grid_error when the grid does not fit max_grid_points.
+  void build(double h, bool extended) const;
+  /// Whether the largest self-composition count needs the long-double FFT at this delta.
+  bool needs_extended(double delta) const;
+  double initial_grid() const;
+  template <class Query>
+  pld_bracket refine(Query q, bool epsilon_query, double delta) const;
   pld_options options_;
   event_ledger ledger_;
   mutable bool built_ = false;
-  mutable std::shared_ptr<const privacy_loss_distribution> composed_;
+  mutable double h_ = 0.0;         // grid of the cached build
+  mutable bool extended_ = false;  // whether it used the long-double FFT
+  mutable std::shared_ptr<const privacy_loss_distribution> upper_, lower_;
   mutable double gaussian_multiplier_ = 0.0;
 };
 

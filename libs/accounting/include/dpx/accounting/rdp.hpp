@@ -89,6 +89,7 @@ class rdp_accountant final : public accountant {
   explicit rdp_accountant(rdp_options options = {});
   std::string name() const override { return "rdp"; }
   bool supports(const core::privacy_event& e) const override;
+  using accountant::compose;  // compose(const core::event_log&)
   void compose(const core::privacy_event& e, std::int64_t count = 1) override;
   double epsilon(double delta) const override;
   double delta(double epsilon) const override;

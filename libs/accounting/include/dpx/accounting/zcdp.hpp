@@ -19,6 +19,9 @@ double zcdp_pure_dp_rho(double epsilon);
 /// Bun-Steinke conversion: rho-zCDP => (rho + 2 sqrt(rho log(1/delta)), delta)-DP
 /// [Bun & Steinke 2016, Prop 1.3].
 double zcdp_epsilon_bun_steinke(double rho, double delta);
+/// Inverse of zcdp_epsilon_bun_steinke: the rho whose Prop. 1.3 conversion gives exactly
+/// epsilon, sqrt(rho) = sqrt(log(1/delta) + epsilon) - sqrt(log(1/delta)).
+double zcdp_rho_bun_steinke(double epsilon, double delta);
 /// Tighter numerical conversion [Canonne, Kamath & Steinke 2020, Cor 13 / Prop 12]:
 /// delta = min_{alpha > 1} exp((alpha-1)(alpha rho - eps) + alpha log(1 - 1/alpha)) / (alpha-1),
 /// the minimising alpha found by bisection on the derivative (any alpha gives a valid bound).
@@ -42,6 +45,7 @@ class zcdp_accountant final : public accountant {
       : conversion_(conversion) {}
   std::string name() const override { return "zcdp"; }
   bool supports(const core::privacy_event& e) const override;
+  using accountant::compose;  // compose(const core::event_log&)
   void compose(const core::privacy_event& e, std::int64_t count = 1) override;
   double epsilon(double delta) const override;
   double delta(double epsilon) const override;
