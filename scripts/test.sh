@@ -30,7 +30,7 @@ if [ "$preset" = mpi ]; then
   ctest --preset mpi
   exit 0
 fi
-dpx_ensure_packages
+dpx_ensure_packages "${DPX_TEST_PACKAGES[@]}"
 start=$(date +%s)
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset" -j "$jobs"

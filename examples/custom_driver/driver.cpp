@@ -28,7 +28,8 @@ dpx::harness::metrics run(const dpx::harness::cell_context& ctx) {
   double sum = 0;
   for (double& v : values) sum += lo + (hi - lo) * v;
   const double mean = sum / static_cast<double>(n);
-  const auto mech = dpx::mechanisms::laplace::calibrate(epsilon, (hi - lo) / static_cast<double>(n));
+  const auto mech =
+      dpx::mechanisms::laplace::calibrate(epsilon, (hi - lo) / static_cast<double>(n));
   auto noise_rng = ctx.stream(dpx::rng::purpose::noise);
   const double err = mech.release(mean, noise_rng) - mean;
   return {{"sq_err_private", err * err}, {"theory_mse", 2 * mech.scale() * mech.scale()}};

@@ -68,7 +68,8 @@ if(PKG_CONFIG_EXE)
     separate_arguments(link_flags UNIX_COMMAND "${CONSUMER_LINK_FLAGS}")
     run(${CXX_COMPILER} -std=c++20 ${DPX_SOURCE_DIR}/examples/consumer/main.cpp ${flags}
         ${link_flags} -o ${WORK_DIR}/consumer-pc-${module})
-    run(${WORK_DIR}/consumer-pc-${module})
+    # pkg-config gives no run path: a shared dpx is found through LD_LIBRARY_PATH.
+    run(${CMAKE_COMMAND} -E env LD_LIBRARY_PATH=${prefix}/${LIBDIR} ${WORK_DIR}/consumer-pc-${module})
   endforeach()
 else()
   message(FATAL_ERROR "pkg-config not found (Debian: pkgconf)")

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dpx/core/hash.hpp"
+#include "dpx/harness/report_html.hpp"
 #include "internal.hpp"
 
 // OpenBLAS's thread control, resolved at load time when the process links OpenBLAS (weak:
@@ -626,6 +627,7 @@ run_result run_preset(const preset& p, const run_options& options) {
   mi.rates_passed = result.rates_passed;
   progress.finish(to_string(result.status));
   write_manifest();
+  write_html_reports(out, options.out_dir.empty());  // report.html, index.html, provenance
   result.wall_s = mi.wall_s;
   return result;
 }
@@ -680,6 +682,7 @@ run_result report_preset(const report_options& options) {
                                 &result.figures_note);
   result.figures_failed = options.figures && !p.figures.empty() && !result.figures_rendered;
   count_rates(result);
+  write_html_reports(out, options.out_dir.empty());  // report.html, index.html, provenance
   result.report_path = out / "report.md";
   result.status = result.counts.failed > 0 ? run_status::failed : run_status::completed;
   return result;
