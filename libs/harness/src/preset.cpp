@@ -11,6 +11,8 @@
 
 #include <toml++/toml.h>
 
+#include "overrides.hpp"
+
 namespace dpx::harness {
 
 namespace {
@@ -24,6 +26,8 @@ struct ctx {
   const driver* drv = nullptr;
 
   std::string loc(const toml::source_region& s) const {
+    // A value from a command-line override carries the source "--set <key>".
+    if (s.path && s.path->rfind("--set ", 0) == 0) return *s.path;
     return file + ":" + std::to_string(s.begin.line) + ":" + std::to_string(s.begin.column);
   }
   [[noreturn]] void fail(const toml::source_region& s, const std::string& msg) const {
@@ -424,7 +428,10 @@ std::string read_file(const fs::path& path) {
 
 }  // namespace
 
-preset parse_preset(const std::string& text, const fs::path& path, bool quick) {
+preset parse_preset(const std::string& text,
+                    const fs::path& path,
+                    bool quick,
+                    const std::vector<std::string>& overrides) {
   ctx c;
   c.file = path.string();
   toml::table root;
@@ -435,12 +442,14 @@ preset parse_preset(const std::string& text, const fs::path& path, bool quick) {
     std::replace(d.begin(), d.end(), '\n', ' ');
     c.fail(e.source(), "TOML syntax error: " + d);
   }
+  detail::apply_overrides(root, overrides);  // `--set key=value`, validated like the file
   check_keys(c, root, {"experiment", "grid", "fixed", "quick", "figure", "rate"}, "the preset");
 
   preset p;
   p.path = path;
   p.text = text;
   p.quick = quick;
+  p.overrides = overrides;
 
   // [experiment]
   if (!root.contains("experiment")) c.fail_file("missing [experiment] table");
@@ -653,8 +662,8 @@ preset parse_preset(const std::string& text, const fs::path& path, bool quick) {
   return p;
 }
 
-preset load_preset(const fs::path& path, bool quick) {
-  return parse_preset(read_file(path), path, quick);
+preset load_preset(const fs::path& path, bool quick, const std::vector<std::string>& overrides) {
+  return parse_preset(read_file(path), path, quick, overrides);
 }
 
 // ---- discovery ----------------------------------------------------------------------------
