@@ -1,4 +1,5 @@
 // dpx report: summaries, rate checks, tables, figures and report.md from existing results.
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -18,6 +19,7 @@ struct report_cli {
   bool check = false;
   bool no_figures = false;
   std::vector<std::string> set;  // --set key=value; default: the overrides in manifest.json
+  std::string style;             // --style paper|slides (dpx_plot.py reads DPX_PLOT_STYLE)
 };
 
 const bool registered = dpx::cli::register_command(
@@ -39,7 +41,10 @@ const bool registered = dpx::cli::register_command(
                                  "overrides recorded in manifest.json)")
                       ->take_all()
                       ->allow_extra_args(false);
+      sub.add_option("--style", o->style, "Figure style for every figure: paper or slides")
+          ->check(CLI::IsMember({"paper", "slides"}));
       return [o, set]() -> int {
+        if (!o->style.empty()) setenv("DPX_PLOT_STYLE", o->style.c_str(), 1);
         h::report_options opts;
         opts.preset = o->preset;
         opts.out_dir = o->out;

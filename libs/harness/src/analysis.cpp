@@ -28,6 +28,7 @@
 #include "dpx/core/error.hpp"
 #include "dpx/core/hash.hpp"
 #include "dpx/core/rng.hpp"
+#include "figure_style.hpp"
 
 namespace dpx::harness {
 
@@ -863,6 +864,7 @@ std::string figures_json(const std::vector<figure_spec>& figures,
     jf["reference_slopes"] = f.reference_slopes;
     jf["xlabel"] = f.xlabel;
     jf["ylabel"] = f.ylabel;
+    detail::add_presentation(jf, f);  // labels, order, marks, bands, panels, style
     // A rate result annotates the curves it fitted: same x, y and statistic, and every group
     // value and rate filter is pinned by the curve (a series value or a figure filter).
     jf["annotations"] = json::array();

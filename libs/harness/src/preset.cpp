@@ -293,9 +293,24 @@ figure_spec parse_figure(const ctx& c, const toml::table& t, std::size_t index) 
               "logy",
               "reference_slopes",
               "xlabel",
-              "ylabel"},
+              "ylabel",
+              "labels",
+              "series_order",
+              "marked",
+              "deterministic",
+              "y_range",
+              "max_series",
+              "style"},
              what);
   figure_spec f;
+  // An inline table of string -> string (labels, marked).
+  const auto string_map = [&](const toml::node& v, const std::string& w) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (auto&& [mk, mv] : as_table(c, v, w)) {
+      out.emplace_back(std::string(mk.str()), get_string(c, mv, w + "." + std::string(mk.str())));
+    }
+    return out;
+  };
   for (const char* req : {"x", "y"}) {
     if (!t.contains(req)) c.fail(t, what + " needs '" + req + "'");
   }
@@ -333,6 +348,30 @@ figure_spec parse_figure(const ctx& c, const toml::table& t, std::size_t index) 
       f.xlabel = get_string(c, v, w);
     else if (key == "ylabel")
       f.ylabel = get_string(c, v, w);
+    else if (key == "labels")
+      f.labels = string_map(v, w);
+    else if (key == "marked")
+      f.marked = string_map(v, w);
+    else if (key == "series_order")
+      f.series_order = get_string_list(c, v, w);
+    else if (key == "deterministic")
+      f.deterministic = get_bool(c, v, w);
+    else if (key == "y_range") {
+      const auto* a = v.as_array();
+      if (a == nullptr || a->size() != 2) c.fail(v, w + " must be [lo, hi]");
+      const double lo = get_number(c, *a->get(0), w);
+      const double hi = get_number(c, *a->get(1), w);
+      if (!(lo < hi)) c.fail(v, w + " needs lo < hi");
+      f.y_range = std::pair{lo, hi};
+    } else if (key == "max_series") {
+      const auto m = get_int(c, v, w);
+      if (m < 1 || m > 64) c.fail(v, w + " must be in [1, 64]");
+      f.max_series = static_cast<int>(m);
+    } else if (key == "style") {
+      f.style = get_string(c, v, w);
+      if (f.style != "paper" && f.style != "slides")
+        c.fail(v, w + " must be \"paper\" or \"slides\"");
+    }
   }
   if (f.name.empty()) f.name = f.y + "_vs_" + f.x;
   return f;
