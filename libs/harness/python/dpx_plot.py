@@ -115,15 +115,26 @@ def panels_of(keys, max_series):
     return [keys[i:i + size] for i in range(0, len(keys), size)]
 
 
-def readable_log_ticks(axis, lo, hi):
-    """Less than ~2 decades on a log axis: label 1-2-5 steps in plain numbers (the default
-    labels only powers of ten and may show a single tick)."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+def readable_log_ticks(axis, lo, hi, values=()):
+    """Less than ~2 decades on a log axis: the default labels only powers of ten and may show a
+    single tick. Then label the data's own x values when there are few (<= 8), else 1-2-5
+    steps, in plain numbers."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
     if not (lo > 0 and hi > 0) or hi / lo >= 100:
         return
-    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    distinct = sorted(set(v for v in values if v > 0))
+    if 2 <= len(distinct) <= 8:
+        axis.set_major_locator(FixedLocator(distinct))
+    else:
+        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     axis.set_minor_formatter(NullFormatter())
+
+
+def wrapped(label, width=48):
+    """Long legend entries (marked series carry a note) wrap instead of widening the figure."""
+    import textwrap
+    return "\n".join(textwrap.wrap(label, width)) if len(label) > width else label
 
 
 def render(fig, summary, out_dir, confidence):
@@ -247,7 +258,8 @@ def render(fig, summary, out_dir, confidence):
                 marker = MARKERS[i % len(MARKERS)]
                 linestyle = SERIES_STYLES[(i // len(colors)) % len(SERIES_STYLES)]
             ax.plot(xs, ys, marker=marker, markersize=st["marker"] * 1.3, linewidth=st["line"],
-                    linestyle=linestyle, color=color, label=label, markerfacecolor="none",
+                    linestyle=linestyle, color=color, label=wrapped(label),
+                    markerfacecolor="none",
                     markeredgewidth=0.6 * st["line"])
             if not deterministic:
                 ax.fill_between(xs, lo, hi, color=color, alpha=0.2, linewidth=0)
@@ -290,7 +302,7 @@ def render(fig, summary, out_dir, confidence):
         pad = 0.03 * (y_range[1] - y_range[0])
         first_ax.set_ylim(max(lo_, y_range[0] - pad), min(hi_, y_range[1] + pad))
     if logx and xs_all:
-        readable_log_ticks(first_ax.xaxis, min(xs_all), max(xs_all))
+        readable_log_ticks(first_ax.xaxis, min(xs_all), max(xs_all), xs_all)
     if logy:
         lo_, hi_ = first_ax.get_ylim()
         readable_log_ticks(first_ax.yaxis, lo_, hi_)
