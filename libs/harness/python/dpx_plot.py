@@ -18,6 +18,10 @@ the files do not depend on N), each written under a temporary name and renamed. 
 written as <name>.pdf and <name>.png (3.3 x 2.4 in; with more than 5 legend
 entries the legend goes below the axes and the figure grows). Exits 1 if any figure
 failed (the others are still written), 2 on bad usage.
+
+Presentation keys of a figure (docs/presets.md): labels, series_order, marked (broken or
+control series: black, dotted, last), deterministic (no band), y_range (bands clipped),
+max_series (more series: panels), style ("paper" or "slides"; DPX_PLOT_STYLE overrides).
 """
 import csv
 import json
@@ -134,7 +138,8 @@ def readable_log_ticks(axis, lo, hi, values=()):
 def wrapped(label, width=48):
     """Long legend entries (marked series carry a note) wrap instead of widening the figure."""
     import textwrap
-    return "\n".join(textwrap.wrap(label, width)) if len(label) > width else label
+    lines = textwrap.wrap(label, width, break_on_hyphens=False, break_long_words=False)
+    return "\n".join(lines) if len(label) > width else label
 
 
 def render(fig, summary, out_dir, confidence):
