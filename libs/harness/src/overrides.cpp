@@ -123,11 +123,11 @@ void apply_one(toml::table& root, const std::string& set) {
   // Moved, not copied: a toml++ copy drops the source region that names the override in
   // validation errors.
   if (auto* tbl = cur->as_table()) {
-    v.node()->visit([&](auto&& n) { tbl->insert_or_assign(last, std::move(n)); });
+    v.node()->visit([&](auto& n) { tbl->insert_or_assign(last, std::move(n)); });
   } else if (auto* arr = cur->as_array(); arr != nullptr && is_index(last)) {
     const auto idx = std::stoul(last);
     if (idx >= arr->size()) fail(set, "index " + last + " is past the end");
-    v.node()->visit([&](auto&& n) {
+    v.node()->visit([&](auto& n) {
       arr->replace(arr->begin() + static_cast<std::ptrdiff_t>(idx), std::move(n));
     });
   } else {

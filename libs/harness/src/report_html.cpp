@@ -394,7 +394,11 @@ std::string provenance_markdown(const fs::path& out_dir) {
     for (std::size_t i = cell.find('|'); i != std::string::npos; i = cell.find('|', i + 2)) {
       cell.replace(i, 1, "\\|");
     }
-    md += "| " + k + " | " + cell + " |\n";
+    md += "| ";
+    md += k;
+    md += " | ";
+    md += cell;
+    md += " |\n";
   }
   md += "\nFrom [manifest.json](manifest.json); browsable report: [report.html](report.html).\n";
   return md;
