@@ -14,6 +14,11 @@ DPX_PACKAGES=(
   python3-venv python3-pip
 )
 
+# What scripts/test.sh needs on top: the API reference test (docs_api: doxygen) and the browser
+# test of the HTML reports (html_report_browser: headless chromium driven over the DevTools
+# protocol with python3-websocket).
+DPX_TEST_PACKAGES=(doxygen chromium python3-websocket)
+
 # Optional: the MPI runner (configure preset mpi, `scripts/test.sh --mpi`). Default builds and
 # CI never need these.
 DPX_MPI_PACKAGES=(libopenmpi-dev openmpi-bin)

@@ -41,7 +41,7 @@ if [ "$preset" = slurm ]; then
   scripts/slurm_test.sh build/release/bin/dpx
   exit 0
 fi
-dpx_ensure_packages
+dpx_ensure_packages "${DPX_TEST_PACKAGES[@]}"
 start=$(date +%s)
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset" -j "$jobs"

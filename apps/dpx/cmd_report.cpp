@@ -1,4 +1,5 @@
 // dpx report: summaries, rate checks, tables, figures and report.md from existing results.
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -17,6 +18,8 @@ struct report_cli {
   bool full = false;
   bool check = false;
   bool no_figures = false;
+  std::vector<std::string> set;  // --set key=value; default: the overrides in manifest.json
+  std::string style;             // --style paper|slides (dpx_plot.py reads DPX_PLOT_STYLE)
 };
 
 const bool registered = dpx::cli::register_command(
@@ -32,13 +35,23 @@ const bool registered = dpx::cli::register_command(
       sub.add_flag("--full", o->full, "Merge the blocks of the full grid")->excludes(q);
       sub.add_flag("--check", o->check, "Exit 1 if a non-informational rate check fails");
       sub.add_flag("--no-figures", o->no_figures, "Skip rendering figures");
-      return [o]() -> int {
+      auto* set = sub.add_option("--set",
+                                 o->set,
+                                 "Override a preset key as `dpx run --set` did (default: the "
+                                 "overrides recorded in manifest.json)")
+                      ->take_all()
+                      ->allow_extra_args(false);
+      sub.add_option("--style", o->style, "Figure style for every figure: paper or slides")
+          ->check(CLI::IsMember({"paper", "slides"}));
+      return [o, set]() -> int {
+        if (!o->style.empty()) setenv("DPX_PLOT_STYLE", o->style.c_str(), 1);
         h::report_options opts;
         opts.preset = o->preset;
         opts.out_dir = o->out;
         if (o->quick) opts.quick = true;
         if (o->full) opts.quick = false;
         opts.figures = !o->no_figures;
+        if (set->count() > 0) opts.overrides = o->set;
         const h::run_result r = h::report_preset(opts);
         std::cout << r.experiment << ": " << r.counts.cells << " cells, " << r.counts.failed
                   << " failed replications; rate checks passed " << r.rates_passed << "/"

@@ -28,6 +28,7 @@ struct run_cli {
   bool no_figures = false;
   std::string shard;
   std::vector<std::string> only;
+  std::vector<std::string> set;  // --set key=value (docs/presets.md, "Overrides")
 };
 
 void print_summary(const h::run_result& r) {
@@ -69,6 +70,12 @@ const bool registered = dpx::cli::register_command(
                      "stable_hash(cell_id/first_rep) mod N == i; merge with `dpx collect`");
       sub.add_option(
           "--only", o->only, "Run only these cell ids (16 hex digits; no merge, no analysis)");
+      sub.add_option("--set",
+                     o->set,
+                     "Override a preset key, typed and validated as in the file (repeatable): "
+                     "--set grid.epsilon=[0.1,1] --set replications=200")
+          ->take_all()
+          ->allow_extra_args(false);
       return [o]() -> int {
         if (o->all == !o->preset.empty()) {
           throw std::invalid_argument("give exactly one of PRESET or --all");
@@ -96,10 +103,10 @@ const bool registered = dpx::cli::register_command(
         if (o->all) {
           const fs::path dir = h::experiments_dir();
           for (const auto& info : h::list_presets(dir))
-            presets.push_back(h::load_preset(info.path, o->quick));
+            presets.push_back(h::load_preset(info.path, o->quick, o->set));
           if (presets.empty()) throw std::invalid_argument("no presets in " + dir.string());
         } else {
-          presets.push_back(h::load_preset(h::find_preset(o->preset), o->quick));
+          presets.push_back(h::load_preset(h::find_preset(o->preset), o->quick, o->set));
         }
         for (const auto& p : presets) (void)h::expand_grid(p);
 

@@ -18,6 +18,10 @@ the files do not depend on N), each written under a temporary name and renamed. 
 written as <name>.pdf and <name>.png (3.3 x 2.4 in; with more than 5 legend
 entries the legend goes below the axes and the figure grows). Exits 1 if any figure
 failed (the others are still written), 2 on bad usage.
+
+Presentation keys of a figure (docs/presets.md): labels, series_order, marked (broken or
+control series: black, dotted, last), deterministic (no band), y_range (bands clipped),
+max_series (more series: panels), style ("paper" or "slides"; DPX_PLOT_STYLE overrides).
 """
 import csv
 import json
@@ -32,7 +36,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
 LINESTYLES = ["--", ":", "-.", (0, (5, 1, 1, 1, 1, 1))]
-MARKERS = ["o", "s", "^", "D", "v", "P"]
+MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
 SERIES_STYLES = ["-", (0, (4, 1)), (0, (1, 1)), (0, (3, 1, 1, 1)), (0, (6, 2)), (0, (2, 2))]
 
 
@@ -58,8 +62,84 @@ def fmt(x):
     return f"{x:.2f}".replace("-", "\u2212")
 
 
-def series_label(names, values):
-    return ", ".join(f"{n}={v}" for n, v in zip(names, values))
+STYLES = {
+    # Single-column journal figure: 3.3 in wide axes, 7 pt text.
+    "paper": {"size": (3.3, 2.4), "rc": {"font.size": 7, "axes.titlesize": 8,
+                                         "legend.fontsize": 5.5, "axes.labelsize": 7,
+                                         "xtick.labelsize": 6, "ytick.labelsize": 6},
+              "legend_title": 5.5, "entry_in": 0.12, "line": 1.0, "marker": 2.5},
+    # Slides: twice the size, 14 pt text, thicker lines.
+    "slides": {"size": (6.4, 4.4), "rc": {"font.size": 14, "axes.titlesize": 15,
+                                          "legend.fontsize": 11, "axes.labelsize": 14,
+                                          "xtick.labelsize": 12, "ytick.labelsize": 12},
+               "legend_title": 11, "entry_in": 0.24, "line": 2.0, "marker": 5},
+}
+
+
+def style_of(fig):
+    """DPX_PLOT_STYLE (set by `dpx report --style`) wins over the figure's own style."""
+    name = os.environ.get("DPX_PLOT_STYLE") or fig.get("style") or "paper"
+    if name not in STYLES:
+        raise ValueError(f"unknown style {name!r} (paper or slides)")
+    return STYLES[name]
+
+
+def series_label(names, values, labels):
+    """Legend text of one series: with one series parameter just its (relabelled) value, else
+    name=value pairs; labels maps parameter names and values to display text ("" hides a
+    name)."""
+    if len(names) == 1:
+        return labels.get(values[0], values[0])
+    parts = []
+    for n, v in zip(names, values):
+        shown = labels.get(n, n)
+        parts.append(f"{shown}={labels.get(v, v)}" if shown else labels.get(v, v))
+    return ", ".join(parts)
+
+
+def ordered_keys(keys, order, marked):
+    """series_order first (by the first series value), then the others by value; marked
+    (broken or control) series last so they never hide in the middle of a legend."""
+    rank = {v: i for i, v in enumerate(order)}
+
+    def key(k):
+        first = k[0] if k else ""
+        is_marked = any(v in marked for v in k)
+        return (is_marked, 0 if first in rank else 1, rank.get(first, 0),
+                tuple(value_key(v) for v in k))
+    return sorted(keys, key=key)
+
+
+def panels_of(keys, max_series):
+    """Splits the ordered series into balanced panels of at most max_series each."""
+    if len(keys) <= max_series:
+        return [keys]
+    n = math.ceil(len(keys) / max_series)
+    size = math.ceil(len(keys) / n)
+    return [keys[i:i + size] for i in range(0, len(keys), size)]
+
+
+def readable_log_ticks(axis, lo, hi, values=()):
+    """Less than ~2 decades on a log axis: the default labels only powers of ten and may show a
+    single tick. Then label the data's own x values when there are few (<= 8), else 1-2-5
+    steps, in plain numbers."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
+    if not (lo > 0 and hi > 0) or hi / lo >= 100:
+        return
+    distinct = sorted(set(v for v in values if v > 0))
+    if 2 <= len(distinct) <= 8:
+        axis.set_major_locator(FixedLocator(distinct))
+    else:
+        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def wrapped(label, width=48):
+    """Long legend entries (marked series carry a note) wrap instead of widening the figure."""
+    import textwrap
+    lines = textwrap.wrap(label, width, break_on_hyphens=False, break_long_words=False)
+    return "\n".join(lines) if len(label) > width else label
 
 
 def render(fig, summary, out_dir, confidence):
@@ -68,6 +148,12 @@ def render(fig, summary, out_dir, confidence):
     series = fig.get("series", [])
     where = fig.get("where", {})
     logx, logy = fig.get("logx", True), fig.get("logy", True)
+    labels = fig.get("labels") or {}
+    marked = fig.get("marked") or {}
+    deterministic = bool(fig.get("deterministic", False))
+    y_range = fig.get("y_range")
+    max_series = int(fig.get("max_series") or 8)
+    st = style_of(fig)
     if summary and ("p_" + xname) not in summary[0]:
         raise ValueError(f"parameter {xname!r} is not a column of summary.csv")
     for k in list(where) + series:
@@ -92,7 +178,7 @@ def render(fig, summary, out_dir, confidence):
         if x in pts:
             raise ValueError(
                 f"several cells at {xname}={r['p_' + xname]} in series "
-                f"{series_label(series, key) or '(all)'}: add the differing parameters "
+                f"{series_label(series, key, {}) or '(all)'}: add the differing parameters "
                 "to series or where")
         pts[x] = (y, lo, hi)
     if not curves:
@@ -104,76 +190,127 @@ def render(fig, summary, out_dir, confidence):
         if key not in notes:
             notes[key] = a
 
-    plt.rcParams.update({"font.size": 7, "axes.titlesize": 8, "legend.fontsize": 5.5,
-                         "axes.labelsize": 7, "xtick.labelsize": 6, "ytick.labelsize": 6})
-    # Legend entries: one per curve plus one per reference slope. Up to 5 fit inside the axes;
-    # more go into a strip below, and the figure grows by that strip (the axes keep 3.3 x 2.4).
-    n_entries = len(curves) + len(fig.get("reference_slopes", []))
-    if n_entries <= 5:
-        f, ax = plt.subplots(figsize=(3.3, 2.4), layout="constrained")
-        legend_ax = None
-    else:
-        strip = 0.12 * n_entries + 0.15
-        f, (ax, legend_ax) = plt.subplots(2, 1, figsize=(3.3, 2.4 + strip), layout="constrained",
-                                          gridspec_kw={"height_ratios": [2.4, strip]})
-        legend_ax.axis("off")
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    plt.rcParams.update(st["rc"])
     refs = fig.get("reference_slopes", [])
-    for i, key in enumerate(sorted(curves, key=lambda k: tuple(value_key(v) for v in k))):
-        color = colors[i % len(colors)]
-        pts = sorted((x, v) for x, v in curves[key].items()
-                     if not math.isnan(x) and not math.isnan(v[0])
-                     and (not logx or x > 0) and (not logy or v[0] > 0))
-        if not pts:
-            continue
-        xs = [p[0] for p in pts]
-        ys = [p[1][0] for p in pts]
-        lo = [p[1][1] if not math.isnan(p[1][1]) else p[1][0] for p in pts]
-        hi = [p[1][2] if not math.isnan(p[1][2]) else p[1][0] for p in pts]
-        if logy:  # a band reaching <= 0 cannot be drawn on a log axis: clip it
-            lo = [l if l > 0 else y * 1e-3 for l, y in zip(lo, ys)]
-        label = series_label(series, key) or statistic
-        a = notes.get(key)
-        if a is not None and a.get("slope") is not None:
-            label += f" (fit {fmt(a['slope'])} [{fmt(a['ci_lo'])}, {fmt(a['ci_hi'])}])"
-        # Past the colour cycle, the marker and line style change too, so no two series look
-        # alike (e.g. 27 audit targets).
-        cycle = i // len(colors)
-        ax.plot(xs, ys, marker=MARKERS[cycle % len(MARKERS)], markersize=2.5, linewidth=1.0,
-                linestyle=SERIES_STYLES[cycle % len(SERIES_STYLES)], color=color, label=label)
-        ax.fill_between(xs, lo, hi, color=color, alpha=0.2, linewidth=0)
-        # Reference power laws y0 * (x / x0)^k through the first point (straight on log-log).
-        if xs[0] > 0 and len(xs) > 1:
-            rx = [xs[0] * (xs[-1] / xs[0]) ** (t / 32) for t in range(33)]
-            for j, k in enumerate(refs):
-                ax.plot(rx, [ys[0] * (x / xs[0]) ** k for x in rx],
-                        linestyle=LINESTYLES[j % len(LINESTYLES)], linewidth=0.8, color=color,
-                        alpha=0.7)
-    handles, labels = ax.get_legend_handles_labels()
-    for j, k in enumerate(refs):
-        handles.append(Line2D([], [], linestyle=LINESTYLES[j % len(LINESTYLES)], color="gray",
-                              linewidth=0.8))
-        labels.append(f"reference slope {fmt(k)}")
-    if logx:
-        ax.set_xscale("log")
-    if logy:
-        ax.set_yscale("log")
-    ax.set_xlabel(fig.get("xlabel") or xname)
-    ax.set_ylabel(fig.get("ylabel") or f"{statistic} {yname}")
-    if fig.get("title"):
-        ax.set_title(fig["title"])
+    panels = panels_of(ordered_keys(list(curves), fig.get("series_order") or [], marked),
+                       max_series)
+    # Legend entries of the fullest panel: up to 5 fit inside the axes; more go into a strip
+    # below each panel, and the figure grows by that strip (the axes keep their size).
+    width, height = st["size"]
+    n_entries = max(len(p) for p in panels) + len(refs)
+    strip = st["entry_in"] * n_entries + 0.15 if n_entries > 5 else 0.0
+    ncols = 1 if len(panels) == 1 else 2
+    nrows = math.ceil(len(panels) / ncols)
+    rows = []
+    for _ in range(nrows):
+        rows += [height] + ([strip] if strip else [])
+    f, axes = plt.subplots(len(rows), ncols, figsize=(width * ncols, sum(rows)),
+                           layout="constrained", squeeze=False,
+                           gridspec_kw={"height_ratios": rows})
+    per_row = 2 if strip else 1
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     pct = f"{100 * confidence:g}"
-    band = ("mean, band: 95% CI of the mean" if statistic == "mean"
-            else "median, band: interquartile range")
+    if deterministic:
+        band = "exact values (deterministic: no band)"
+    elif statistic == "mean":
+        band = "mean, band: 95% CI of the mean"
+    else:
+        band = "median, band: interquartile range"
+    if y_range and not deterministic:
+        band += f", clipped to [{y_range[0]:g}, {y_range[1]:g}]"
     if any(a.get("slope") is not None for a in notes.values()):
         band += f"; fit: slope [{pct}% bootstrap CI]"
-    if legend_ax is None:
-        ax.legend(handles, labels, title=band, title_fontsize=5.5, loc="best", frameon=True,
-                  framealpha=0.8, edgecolor="none")
-    else:  # many curves: in the strip below the axes, so the legend never hides data
-        legend_ax.legend(handles, labels, title=band, title_fontsize=5.5, loc="upper center",
-                         frameon=False)
-    ax.grid(True, which="major", linewidth=0.3, alpha=0.5)
+    shown_names = [labels.get(s, s) for s in series if labels.get(s, s)]
+    legend_title = (", ".join(shown_names) + ": " if len(series) == 1 and shown_names else "") \
+        + band
+    xs_all, first_ax = [], None
+    for pi, keys in enumerate(panels):
+        ax = axes[(pi // ncols) * per_row][pi % ncols]
+        legend_ax = axes[(pi // ncols) * per_row + 1][pi % ncols] if strip else None
+        if first_ax is None:
+            first_ax = ax
+        else:
+            ax.sharex(first_ax)
+            ax.sharey(first_ax)
+        for i, key in enumerate(keys):
+            pts = sorted((x, v) for x, v in curves[key].items()
+                         if not math.isnan(x) and not math.isnan(v[0])
+                         and (not logx or x > 0) and (not logy or v[0] > 0))
+            if not pts:
+                continue
+            xs = [p[0] for p in pts]
+            ys = [p[1][0] for p in pts]
+            xs_all += xs
+            lo = [p[1][1] if not math.isnan(p[1][1]) else p[1][0] for p in pts]
+            hi = [p[1][2] if not math.isnan(p[1][2]) else p[1][0] for p in pts]
+            if y_range:  # a band never leaves the metric's range (e.g. F1 in [0, 1])
+                lo = [min(max(v, y_range[0]), y_range[1]) for v in lo]
+                hi = [min(max(v, y_range[0]), y_range[1]) for v in hi]
+            if logy:  # a band reaching <= 0 cannot be drawn on a log axis: clip it
+                lo = [l if l > 0 else y * 1e-3 for l, y in zip(lo, ys)]
+            label = series_label(series, key, labels) or statistic
+            note = next((marked[v] for v in key if v in marked), None)
+            a = notes.get(key)
+            if a is not None and a.get("slope") is not None:
+                label += f" (fit {fmt(a['slope'])} [{fmt(a['ci_lo'])}, {fmt(a['ci_hi'])}])"
+            if note is not None:  # broken or control series: black, dotted, labelled
+                color, marker, linestyle = "black", "x", ":"
+                label += f" [{note}]"
+            else:
+                # Each series its own colour and (hollow) marker, so curves that coincide stay
+                # visible; past the colour cycle the line style changes too.
+                color = colors[i % len(colors)]
+                marker = MARKERS[i % len(MARKERS)]
+                linestyle = SERIES_STYLES[(i // len(colors)) % len(SERIES_STYLES)]
+            ax.plot(xs, ys, marker=marker, markersize=st["marker"] * 1.3, linewidth=st["line"],
+                    linestyle=linestyle, color=color, label=wrapped(label),
+                    markerfacecolor="none",
+                    markeredgewidth=0.6 * st["line"])
+            if not deterministic:
+                ax.fill_between(xs, lo, hi, color=color, alpha=0.2, linewidth=0)
+            # Reference power laws y0 * (x / x0)^k through the first point.
+            if xs[0] > 0 and len(xs) > 1:
+                rx = [xs[0] * (xs[-1] / xs[0]) ** (t / 32) for t in range(33)]
+                for j, k in enumerate(refs):
+                    ax.plot(rx, [ys[0] * (x / xs[0]) ** k for x in rx],
+                            linestyle=LINESTYLES[j % len(LINESTYLES)],
+                            linewidth=0.8 * st["line"], color=color, alpha=0.7)
+        handles, leg_labels = ax.get_legend_handles_labels()
+        for j, k in enumerate(refs):
+            handles.append(Line2D([], [], linestyle=LINESTYLES[j % len(LINESTYLES)],
+                                  color="gray", linewidth=0.8 * st["line"]))
+            leg_labels.append(f"reference slope {fmt(k)}")
+        if logx:
+            ax.set_xscale("log")
+        if logy:
+            ax.set_yscale("log")
+        ax.set_xlabel(fig.get("xlabel") or xname)
+        ax.set_ylabel(fig.get("ylabel") or f"{statistic} {yname}")
+        if fig.get("title"):
+            ax.set_title(fig["title"] + (f" ({pi + 1}/{len(panels)})" if len(panels) > 1
+                                         else ""))
+        if legend_ax is None:
+            ax.legend(handles, leg_labels, title=legend_title, title_fontsize=st["legend_title"],
+                      loc="best", frameon=True, framealpha=0.8, edgecolor="none")
+        else:  # many curves: in the strip below the axes, so the legend never hides data
+            legend_ax.axis("off")
+            legend_ax.legend(handles, leg_labels, title=legend_title,
+                             title_fontsize=st["legend_title"], loc="upper center",
+                             frameon=False)
+        ax.grid(True, which="major", linewidth=0.3, alpha=0.5)
+    for k in range(len(panels), nrows * ncols):  # unused cells of the panel grid
+        axes[(k // ncols) * per_row][k % ncols].axis("off")
+        if strip:
+            axes[(k // ncols) * per_row + 1][k % ncols].axis("off")
+    if y_range and not logy:
+        lo_, hi_ = first_ax.get_ylim()
+        pad = 0.03 * (y_range[1] - y_range[0])
+        first_ax.set_ylim(max(lo_, y_range[0] - pad), min(hi_, y_range[1] + pad))
+    if logx and xs_all:
+        readable_log_ticks(first_ax.xaxis, min(xs_all), max(xs_all), xs_all)
+    if logy:
+        lo_, hi_ = first_ax.get_ylim()
+        readable_log_ticks(first_ax.yaxis, lo_, hi_)
     base = os.path.join(out_dir, name)
     # Written under a temporary name and renamed: an interrupted run never leaves a truncated
     # figure behind.

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis_internal.hpp"
+#include "figure_style.hpp"
 
 namespace dpx::harness {
 
@@ -64,6 +65,7 @@ std::string figures_json(const std::vector<figure_spec>& figures,
     jf["reference_slopes"] = f.reference_slopes;
     jf["xlabel"] = f.xlabel;
     jf["ylabel"] = f.ylabel;
+    detail::add_presentation(jf, f);  // labels, order, marks, bands, panels, style
     // A rate result annotates the curves it fitted: same x, y and statistic, and every group
     // value and rate filter is pinned by the curve (a series value or a figure filter).
     jf["annotations"] = json::array();

@@ -153,6 +153,7 @@ std::string manifest_json(const manifest_input& in) {
                  {"replication_block", p.replication_block},
                  {"resolved", resolved}};
   m["quick"] = p.quick;
+  m["overrides"] = p.overrides;  // `--set key=value`, applied in order to the preset text
   m["git"] = git_info();
   m["build"] = {{"compiler", DPX_CXX_COMPILER},
                 {"flags", DPX_CXX_FLAGS},

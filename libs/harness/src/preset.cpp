@@ -11,6 +11,8 @@
 
 #include <toml++/toml.h>
 
+#include "overrides.hpp"
+
 namespace dpx::harness {
 
 namespace {
@@ -24,6 +26,8 @@ struct ctx {
   const driver* drv = nullptr;
 
   std::string loc(const toml::source_region& s) const {
+    // A value from a command-line override carries the source "--set <key>".
+    if (s.path && s.path->rfind("--set ", 0) == 0) return *s.path;
     return file + ":" + std::to_string(s.begin.line) + ":" + std::to_string(s.begin.column);
   }
   [[noreturn]] void fail(const toml::source_region& s, const std::string& msg) const {
@@ -292,9 +296,24 @@ figure_spec parse_figure(const ctx& c, const toml::table& t, std::size_t index) 
               "logy",
               "reference_slopes",
               "xlabel",
-              "ylabel"},
+              "ylabel",
+              "labels",
+              "series_order",
+              "marked",
+              "deterministic",
+              "y_range",
+              "max_series",
+              "style"},
              what);
   figure_spec f;
+  // An inline table of string -> string (labels, marked).
+  const auto string_map = [&](const toml::node& v, const std::string& w) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (auto&& [mk, mv] : as_table(c, v, w)) {
+      out.emplace_back(std::string(mk.str()), get_string(c, mv, w + "." + std::string(mk.str())));
+    }
+    return out;
+  };
   for (const char* req : {"x", "y"}) {
     if (!t.contains(req)) c.fail(t, what + " needs '" + req + "'");
   }
@@ -332,6 +351,30 @@ figure_spec parse_figure(const ctx& c, const toml::table& t, std::size_t index) 
       f.xlabel = get_string(c, v, w);
     else if (key == "ylabel")
       f.ylabel = get_string(c, v, w);
+    else if (key == "labels")
+      f.labels = string_map(v, w);
+    else if (key == "marked")
+      f.marked = string_map(v, w);
+    else if (key == "series_order")
+      f.series_order = get_string_list(c, v, w);
+    else if (key == "deterministic")
+      f.deterministic = get_bool(c, v, w);
+    else if (key == "y_range") {
+      const auto* a = v.as_array();
+      if (a == nullptr || a->size() != 2) c.fail(v, w + " must be [lo, hi]");
+      const double lo = get_number(c, *a->get(0), w);
+      const double hi = get_number(c, *a->get(1), w);
+      if (!(lo < hi)) c.fail(v, w + " needs lo < hi");
+      f.y_range = std::pair{lo, hi};
+    } else if (key == "max_series") {
+      const auto m = get_int(c, v, w);
+      if (m < 1 || m > 64) c.fail(v, w + " must be in [1, 64]");
+      f.max_series = static_cast<int>(m);
+    } else if (key == "style") {
+      f.style = get_string(c, v, w);
+      if (f.style != "paper" && f.style != "slides")
+        c.fail(v, w + " must be \"paper\" or \"slides\"");
+    }
   }
   if (f.name.empty()) f.name = f.y + "_vs_" + f.x;
   return f;
@@ -486,7 +529,10 @@ std::string read_file(const fs::path& path) {
 
 }  // namespace
 
-preset parse_preset(const std::string& text, const fs::path& path, bool quick) {
+preset parse_preset(const std::string& text,
+                    const fs::path& path,
+                    bool quick,
+                    const std::vector<std::string>& overrides) {
   ctx c;
   c.file = path.string();
   toml::table root;
@@ -497,12 +543,14 @@ preset parse_preset(const std::string& text, const fs::path& path, bool quick) {
     std::replace(d.begin(), d.end(), '\n', ' ');
     c.fail(e.source(), "TOML syntax error: " + d);
   }
+  detail::apply_overrides(root, overrides);  // `--set key=value`, validated like the file
   check_keys(c, root, {"experiment", "grid", "fixed", "quick", "figure", "rate"}, "the preset");
 
   preset p;
   p.path = path;
   p.text = text;
   p.quick = quick;
+  p.overrides = overrides;
 
   // [experiment]
   if (!root.contains("experiment")) c.fail_file("missing [experiment] table");
@@ -715,8 +763,8 @@ preset parse_preset(const std::string& text, const fs::path& path, bool quick) {
   return p;
 }
 
-preset load_preset(const fs::path& path, bool quick) {
-  return parse_preset(read_file(path), path, quick);
+preset load_preset(const fs::path& path, bool quick, const std::vector<std::string>& overrides) {
+  return parse_preset(read_file(path), path, quick, overrides);
 }
 
 // ---- discovery ----------------------------------------------------------------------------

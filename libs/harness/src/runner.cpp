@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dpx/core/hash.hpp"
+#include "dpx/harness/report_html.hpp"
 #include "internal.hpp"
 
 // OpenBLAS's thread control, resolved at load time when the process links OpenBLAS (weak:
@@ -398,7 +399,7 @@ void execute(block_pool& pool,
 
 run_result run_preset(const run_options& options) {
   options.validate();
-  const preset p = load_preset(find_preset(options.preset), options.quick);
+  const preset p = load_preset(find_preset(options.preset), options.quick, options.overrides);
   return run_preset(p, options);
 }
 
@@ -522,6 +523,7 @@ run_result run_preset(const preset& p, const run_options& options) {
   mi.rates_passed = result.rates_passed;
   progress.finish(to_string(result.status));
   write_manifest(false);
+  write_html_reports(out, options.out_dir.empty());  // report.html, index.html, provenance
   return result;
 }
 
@@ -529,19 +531,23 @@ run_result report_preset(const report_options& options) {
   const fs::path path = find_preset(options.preset);
   // Which grid? The caller's choice, else the quick flag of the last run's manifest.
   bool quick = false;
-  preset probe = load_preset(path, false);
+  std::vector<std::string> overrides = options.overrides.value_or(std::vector<std::string>{});
+  preset probe = load_preset(path, false, overrides);
   const fs::path out = options.out_dir.empty() ? default_out_dir(probe) : options.out_dir;
-  if (options.quick) {
-    quick = *options.quick;
-  } else {
-    try {
-      const json m = json::parse(read_text(out / "manifest.json"));
-      quick = m.value("quick", false);
-    } catch (const std::exception&) {
-      quick = false;
-    }
+  json m;
+  try {
+    m = json::parse(read_text(out / "manifest.json"));
+  } catch (const std::exception&) {
+    m = json::object();
   }
-  const preset p = quick ? load_preset(path, true) : probe;
+  quick = options.quick ? *options.quick : m.is_object() && m.value("quick", false);
+  // The grid of the last run: its --set overrides unless the caller gives others.
+  if (!options.overrides && m.is_object() && m.contains("overrides") && m["overrides"].is_array() &&
+      !m["overrides"].empty()) {
+    overrides = m["overrides"].get<std::vector<std::string>>();
+    probe = load_preset(path, false, overrides);
+  }
+  const preset p = quick ? load_preset(path, true, overrides) : probe;
   const driver* d = find_driver(p.driver);
   if (d == nullptr) throw preset_error(p.path.string() + ": unknown driver '" + p.driver + "'");
   const std::vector<cell> cells = expand_grid(p);
@@ -563,6 +569,7 @@ run_result report_preset(const report_options& options) {
   fo.figures = options.figures;
   fo.reuse_tidy = true;
   detail::finalize(p, *d, cells, out, fo, result);
+  write_html_reports(out, options.out_dir.empty());  // report.html, index.html, provenance
   return result;
 }
 

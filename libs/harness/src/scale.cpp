@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "dpx/harness/report_html.hpp"
 #include "internal.hpp"
 
 namespace dpx::harness {
@@ -211,6 +212,7 @@ collect_result collect_preset(const collect_options& options) {
   write_file_atomic(out / "manifest.json", text);
   fs::create_directories(out / "manifests");
   write_file_atomic(out / "manifests" / (detail::utc_compact(utc_start) + "-collect.json"), text);
+  write_html_reports(out, options.out_dir.empty());  // report.html, index.html, provenance
   r.wall_s = mi.wall_s;
   return cr;
 }

@@ -36,6 +36,19 @@ struct figure_spec {
   bool logy = true;
   std::vector<double> reference_slopes;  ///< dashed reference lines with these log-log slopes
   std::string xlabel, ylabel;            ///< optional axis labels (mathtext allowed)
+
+  // Presentation only (dpx_plot.py; docs/presets.md, [[figure]]): never changes any number.
+  /// Display text for a parameter name or a rendered value in legends ("" hides a name).
+  std::vector<std::pair<std::string, std::string>> labels;
+  /// Series whose value (of the first series parameter) is listed come first, in this order.
+  std::vector<std::string> series_order;
+  /// Series value -> note, e.g. "broken: negative control": drawn apart and labelled.
+  std::vector<std::pair<std::string, std::string>> marked;
+  bool deterministic = false;  ///< the metric has no sampling error: no uncertainty band
+  /// The metric's possible range (e.g. [0, 1] for F1): bands are clipped to it.
+  std::optional<std::pair<double, double>> y_range;
+  int max_series = 8;  ///< with more series the figure is split into panels of at most this
+  std::string style;   ///< "paper" or "slides"; empty = paper unless `dpx report --style`
 };
 
 /// How a rate check decides pass/fail.

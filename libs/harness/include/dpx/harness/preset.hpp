@@ -56,6 +56,8 @@ struct preset {
   std::uint32_t replications = 1;  ///< replications per cell, >= 1
   std::uint32_t replication_block = 1;    ///< replications per cached block, >= 1
   bool quick = false;                     ///< [quick] overrides applied
+  std::vector<std::string> overrides;     ///< command-line "key=value" overrides applied
+                                          ///< (`--set`; docs/presets.md), in order
   std::vector<grid_axis> grid;            ///< swept parameters, sorted by name
   std::vector<zip_group> zips;            ///< [[grid.zip]] groups
   std::vector<param_assignment> exclude;  ///< [[grid.exclude]]: drop cells matching all entries
@@ -79,11 +81,18 @@ struct cell {
 /// std::invalid_argument) with file:line:column for syntax errors, unknown keys, wrong types,
 /// unknown drivers (listing the registered ones), unknown parameters (listing the driver's),
 /// missing required parameters and figure/rate fields naming unknown parameters or metrics.
-/// With quick = true the [quick] table's overrides are applied.
-preset load_preset(const std::filesystem::path& path, bool quick = false);
+/// With quick = true the [quick] table's overrides are applied. overrides ("key=value", the
+/// `--set` of `dpx run`) edit the parsed TOML before any validation, so their values are typed
+/// and checked exactly as in the file (docs/presets.md, "Overrides"); errors name the override.
+preset load_preset(const std::filesystem::path& path,
+                   bool quick = false,
+                   const std::vector<std::string>& overrides = {});
 
 /// Same, from text (path is used for messages only).
-preset parse_preset(const std::string& text, const std::filesystem::path& path, bool quick = false);
+preset parse_preset(const std::string& text,
+                    const std::filesystem::path& path,
+                    bool quick = false,
+                    const std::vector<std::string>& overrides = {});
 
 /// Most cells a grid may have (the product of its axes, before de-duplication): a larger grid
 /// is a typo (e.g. points = 100000000), rejected before it is built.

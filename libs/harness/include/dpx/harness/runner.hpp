@@ -49,6 +49,9 @@ struct run_options {
                                         ///< digits); like a shard, no merge and no analysis
   remote_executor* remote = nullptr;    ///< extra workers serviced by the calling thread (the
                                         ///< MPI runner); null = local threads only
+  /// "key=value" edits of the preset applied by run_preset(options) (`dpx run --set`;
+  /// docs/presets.md, "Overrides"); the other overload takes an already edited preset.
+  std::vector<std::string> overrides;
 
   /// Throws std::invalid_argument on inconsistent options (e.g. force with resume).
   void validate() const;
@@ -125,6 +128,8 @@ struct report_options {
   std::string preset;             ///< preset name or path
   std::filesystem::path out_dir;  ///< empty = results/<experiment name>
   std::optional<bool> quick;      ///< grid to merge blocks of; default: manifest's flag
+  /// "key=value" edits of the preset (`--set`); default: those recorded in manifest.json
+  std::optional<std::vector<std::string>> overrides;
   bool figures = true;
 };
 
