@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "strict.hpp"
 #include "dpx/accounting/calibration.hpp"
 #include "dpx/core/error.hpp"
 
@@ -124,7 +125,7 @@ int run_account(const account_options& o) {
     j["epsilon"] = results.front().second;
     j["delta"] = o.delta;
   }
-  std::cout << j.dump() << "\n";
+  dpx::cli::print_json(j);
   return dpx::cli::exit_ok;
 }
 

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "strict.hpp"
 #include "dpx/accounting/calibration.hpp"
 #include "dpx/core/error.hpp"
 
@@ -85,7 +86,7 @@ int run_calibrate(const calibrate_options& o) {
   } else {
     core::throw_invalid(fn, "--mechanism", o.mechanism, "must be gaussian or laplace");
   }
-  std::cout << j.dump() << "\n";
+  dpx::cli::print_json(j);
   return dpx::cli::exit_ok;
 }
 

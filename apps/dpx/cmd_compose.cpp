@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "strict.hpp"
 #include "dpx/accounting/composition.hpp"
 #include "dpx/core/error.hpp"
 
@@ -67,7 +68,7 @@ int run_compose(const compose_options& o) {
   nlohmann::ordered_json j;
   j["epsilon"] = r.epsilon;
   j["delta"] = r.delta;
-  std::cout << j.dump() << "\n";
+  dpx::cli::print_json(j);
   return dpx::cli::exit_ok;
 }
 

@@ -1,13 +1,16 @@
 // dpx: command-line front end. Subcommands register themselves (command.hpp).
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
 
 #include "command.hpp"
+#include "strict.hpp"
 #include "dpx/harness/runner.hpp"
 
 namespace dpx::cli {
@@ -37,6 +40,14 @@ std::string without_prefix(std::string msg, const std::string& where) {
   }
   return msg;
 }
+
+/// The one place error lines are written: "dpx <cmd>: error: <message>", the message reduced to
+/// one line of bounded length (strict.hpp one_line_message), then the exit code.
+int report(const std::string& where, const std::string& msg, int code) {
+  std::cerr << where << ": error: " << dpx::cli::one_line_message(without_prefix(msg, where))
+            << "\n";
+  return code;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -61,6 +72,7 @@ int main(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(c.name, c.description);
     actions[sub] = c.setup(*sub);
   }
+  dpx::cli::harden(app);  // strict values for every flag of every subcommand (strict.hpp)
 
   std::string where = "dpx";
   try {
@@ -74,8 +86,7 @@ int main(int argc, char** argv) {
       return app.exit(e);
     } catch (const CLI::ParseError& e) {
       for (auto* sub : app.get_subcommands()) where = "dpx " + sub->get_name();
-      std::cerr << where << ": error: " << e.what() << "\n";
-      return dpx::cli::exit_usage;
+      return report(where, e.what(), dpx::cli::exit_usage);
     }
     for (auto* sub : app.get_subcommands()) {
       where = "dpx " + sub->get_name();
@@ -83,10 +94,25 @@ int main(int argc, char** argv) {
     }
     return dpx::cli::exit_usage;
   } catch (const std::invalid_argument& e) {
-    std::cerr << where << ": error: " << without_prefix(e.what(), where) << "\n";
-    return dpx::cli::exit_usage;
+    return report(where, e.what(), dpx::cli::exit_usage);
+  } catch (const std::bad_array_new_length&) {
+    return report(where,
+                  "a size or count given on the command line or in the input is too large",
+                  dpx::cli::exit_usage);
+  } catch (const std::bad_alloc&) {
+    return report(where,
+                  "out of memory: a size or count given on the command line or in the input is "
+                  "too large",
+                  dpx::cli::exit_usage);
+  } catch (const std::length_error&) {
+    return report(where,
+                  "a size or count given on the command line or in the input is too large",
+                  dpx::cli::exit_usage);
+  } catch (const std::filesystem::filesystem_error& e) {
+    // std's text ("filesystem error: ...") names the call; say what failed on which path.
+    std::string msg = "cannot use '" + e.path1().string() + "': " + e.code().message();
+    return report(where, msg, dpx::cli::exit_usage);
   } catch (const std::exception& e) {
-    std::cerr << where << ": error: " << without_prefix(e.what(), where) << "\n";
-    return dpx::cli::exit_failure;
+    return report(where, e.what(), dpx::cli::exit_failure);
   }
 }
