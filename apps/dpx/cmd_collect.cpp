@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "command.hpp"
+#include "strict.hpp"
 #include "dpx/harness/scale.hpp"
 
 namespace dpx::cli::cmd_collect {
@@ -35,6 +36,7 @@ const bool registered = dpx::cli::register_command(
       return [o]() -> int {
         h::collect_options opts;
         opts.preset = o->preset;
+        dpx::cli::check_output_dir("--out", o->out);
         opts.out_dir = o->out;
         if (o->quick) opts.quick = true;
         if (o->full) opts.quick = false;

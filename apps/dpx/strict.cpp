@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <stdexcept>
@@ -98,6 +99,27 @@ void check_bound(const char* flag, std::int64_t value, std::int64_t bound, const
     throw std::invalid_argument(std::string(flag) + " = " + std::to_string(value) +
                                 " is invalid (must be <= " + std::to_string(bound) + ": " + why +
                                 ")");
+  }
+}
+
+void check_output_dir(const char* flag, const std::string& path) {
+  if (path.empty()) return;
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (std::filesystem::exists(st) && !std::filesystem::is_directory(st)) {
+    throw std::invalid_argument(std::string(flag) + ": '" + path +
+                                "' exists and is not a directory");
+  }
+}
+
+void check_input_dir(const char* flag, const std::string& path) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(st)) {
+    throw std::invalid_argument(std::string(flag) + ": '" + path + "' does not exist");
+  }
+  if (!std::filesystem::is_directory(st)) {
+    throw std::invalid_argument(std::string(flag) + ": '" + path + "' is not a directory");
   }
 }
 

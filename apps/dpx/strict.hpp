@@ -47,6 +47,12 @@ std::string check_plain_text(std::string_view s);
 /// Throws std::invalid_argument naming flag if value > bound ("<flag> must be <= bound (why)").
 void check_bound(const char* flag, std::int64_t value, std::int64_t bound, const char* why);
 
+/// An output directory flag: empty means "not given"; otherwise the path must not exist yet or
+/// be a directory (e.g. `--out /etc/passwd` is refused before anything runs).
+void check_output_dir(const char* flag, const std::string& path);
+/// An input directory flag: the path must be an existing directory.
+void check_input_dir(const char* flag, const std::string& path);
+
 /// The message as one line of at most max_message_bytes bytes: control bytes and invalid
 /// bytes become '?', runs of whitespace collapse, a longer message is cut and ends in "...".
 std::string one_line_message(std::string_view msg);
