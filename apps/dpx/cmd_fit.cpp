@@ -172,6 +172,8 @@ using penalty_variant =
 penalty_variant make_penalty(const fit_options& o) {
   if (!(o.lambda >= 0) || !std::isfinite(o.lambda))
     flag_error("--lambda", "must be finite and >= 0 (got " + std::to_string(o.lambda) + ")");
+  if (o.gamma && o.penalty != "mcp" && o.penalty != "scad")
+    flag_error("--gamma", "is only used with --penalty mcp or scad");
   if (o.penalty == "none") return dpx::prox::zero_penalty{};
   if (o.penalty == "l1") return dpx::prox::l1_norm(o.lambda);
   if (o.penalty == "mcp") {
@@ -221,6 +223,7 @@ int run_fit(const fit_options& o) {
   if (o.max_iter && *o.max_iter < (o.solver == "istdp" ? 2 : 1))
     flag_error("--max-iter", "must be >= 1 (>= 2 for istdp)");
   if (!(o.tol >= 0) || !std::isfinite(o.tol)) flag_error("--tol", "must be >= 0");
+  if (!(o.clip > 0) || !std::isfinite(o.clip)) flag_error("--clip", "must be > 0");
   if (o.public_size && o.solver != "dp_sgd")
     flag_error("--public-size",
                "is only used with --solver dp_sgd (istdp and noisy_pgd are replace-one, where n is "

@@ -675,7 +675,7 @@ const bool registered = dpx::cli::register_command(
         generated r = build(*o, p, g);
         if (!o->out.empty()) {
           std::ofstream f(o->out, std::ios::binary);
-          if (!f) throw std::runtime_error("cannot open " + o->out + " for writing");
+          if (!f) throw std::invalid_argument("--out: cannot open " + o->out + " for writing");
           csv_writer w(f);
           r.write(w);
           w.flush();

@@ -14,7 +14,9 @@ namespace {
 
 bool is_control(unsigned char c) { return c < 0x20 || c == 0x7f; }
 
-CLI::Validator strict_validator(const std::string& type) {
+CLI::Validator strict_validator(const std::string& full_type) {
+  // CLI11 appends validator descriptions after ':' ("UINT:INT in [1 - 4096]").
+  const std::string type = full_type.substr(0, full_type.find(':'));
   const bool is_int = type == "INT" || type == "UINT";
   const bool is_unsigned = type == "UINT";
   const bool is_float = type == "FLOAT";
@@ -41,6 +43,7 @@ void harden_options(CLI::App& app) {
 
 std::string check_plain_text(std::string_view s) {
   if (s.empty()) return "must not be empty";
+  if (s.find_first_not_of(" ") == std::string_view::npos) return "must not be blank";
   if (s.size() > max_value_bytes) {
     return "is longer than " + std::to_string(max_value_bytes) + " bytes";
   }
@@ -106,6 +109,10 @@ void check_output_dir(const char* flag, const std::string& path) {
   if (path.empty()) return;
   std::error_code ec;
   const auto st = std::filesystem::status(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory) {
+    throw std::invalid_argument(std::string(flag) + ": '" + path +
+                                "' cannot be used as a directory (" + ec.message() + ")");
+  }
   if (std::filesystem::exists(st) && !std::filesystem::is_directory(st)) {
     throw std::invalid_argument(std::string(flag) + ": '" + path +
                                 "' exists and is not a directory");
