@@ -1,5 +1,4 @@
 // dpx: command-line front end. Subcommands register themselves (command.hpp).
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -13,23 +12,6 @@
 #include "strict.hpp"
 #include "dpx/harness/runner.hpp"
 
-namespace dpx::cli {
-
-namespace {
-std::vector<command>& registry() {
-  static std::vector<command> r;
-  return r;
-}
-}  // namespace
-
-bool register_command(std::string name, std::string description, setup_fn setup) {
-  registry().push_back({std::move(name), std::move(description), std::move(setup)});
-  return true;
-}
-
-const std::vector<command>& commands() { return registry(); }
-
-}  // namespace dpx::cli
 
 namespace {
 /// The message without a leading "dpx <cmd>: " or "<cmd>: " that repeats `where` (some
@@ -65,14 +47,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("dpx ") + DPX_VERSION);
 
-  auto cmds = dpx::cli::commands();
-  std::sort(cmds.begin(), cmds.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   std::map<CLI::App*, dpx::cli::action> actions;
-  for (const auto& c : cmds) {
-    CLI::App* sub = app.add_subcommand(c.name, c.description);
-    actions[sub] = c.setup(*sub);
-  }
-  dpx::cli::harden(app);  // strict values for every flag of every subcommand (strict.hpp)
+  dpx::cli::add_commands(app, actions);  // every subcommand, with strict flags (strict.hpp)
 
   std::string where = "dpx";
   try {
