@@ -15,6 +15,10 @@ DPX_PACKAGES=(
 # CI never need these.
 DPX_MPI_PACKAGES=(libopenmpi-dev openmpi-bin)
 
+# The libFuzzer targets (configure preset fuzz; `scripts/test.sh --fuzz SECONDS` and the short
+# fuzz runs at the end of CI): Debian's clang with its sanitizer/fuzzer runtime.
+DPX_FUZZ_PACKAGES=(clang libclang-rt-14-dev)
+
 dpx_missing_packages() {
   local missing=() p
   for p in "$@"; do

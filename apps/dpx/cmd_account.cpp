@@ -20,9 +20,9 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
-#include "strict.hpp"
 #include "dpx/accounting/calibration.hpp"
 #include "dpx/core/error.hpp"
+#include "strict.hpp"
 
 // Named per command so that the unity build (apps/dpx/CMakeLists.txt) keeps each file's
 // internal names apart.

@@ -24,10 +24,10 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
-#include "strict.hpp"
 #include "dpx/audit/audits.hpp"
 #include "dpx/core/error.hpp"
 #include "dpx/core/rng.hpp"
+#include "strict.hpp"
 
 namespace dpx::cli::cmd_audit {
 namespace {

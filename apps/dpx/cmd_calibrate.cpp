@@ -18,9 +18,9 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
-#include "strict.hpp"
 #include "dpx/accounting/calibration.hpp"
 #include "dpx/core/error.hpp"
+#include "strict.hpp"
 
 namespace dpx::cli::cmd_calibrate {
 namespace {

@@ -16,9 +16,9 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
-#include "strict.hpp"
 #include "dpx/accounting/composition.hpp"
 #include "dpx/core/error.hpp"
+#include "strict.hpp"
 
 namespace dpx::cli::cmd_compose {
 namespace {

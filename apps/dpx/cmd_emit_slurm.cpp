@@ -7,8 +7,8 @@
 #include <memory>
 
 #include "command.hpp"
-#include "strict.hpp"
 #include "dpx/harness/scale.hpp"
+#include "strict.hpp"
 
 namespace dpx::cli::cmd_emit_slurm {
 namespace {

@@ -68,8 +68,7 @@ std::vector<std::string> feature_list(const fit_options& o) {
     if (name.empty()) flag_error("--features", "has an empty column name");
     for (const auto& prev : out)
       if (prev == name)
-        flag_error("--features",
-                   "names column '" + dpx::core::csv_column_label(name) + "' twice");
+        flag_error("--features", "names column '" + dpx::core::csv_column_label(name) + "' twice");
     if (name == o.target) flag_error("--features", "must not contain the --target column");
     if (name == o.split_column)
       flag_error("--features",
@@ -110,8 +109,9 @@ dataset load(const fit_options& o) {
     for (const auto& h : header)
       if (h == o.split_column) d.has_split = true;
     if (o.split_given && !d.has_split)
-      flag_error("--split-column",
-                 "'" + dpx::core::csv_column_label(o.split_column) + "' is not a column of --input");
+      flag_error(
+          "--split-column",
+          "'" + dpx::core::csv_column_label(o.split_column) + "' is not a column of --input");
     if (!requested.empty()) {
       d.features = requested;
     } else {
@@ -134,11 +134,8 @@ dataset load(const fit_options& o) {
       if (mark == "test") {
         dst = &d.test;
       } else if (mark != "train") {
-        throw dpx::core::csv_error(t.source,
-                                   i + 1,
-                                   t.record_line[i],
-                                   o.split_column,
-                                   "must be 'train' or 'test'");
+        throw dpx::core::csv_error(
+            t.source, i + 1, t.record_line[i], o.split_column, "must be 'train' or 'test'");
       }
     }
     dst->y.push_back(y[i]);
@@ -146,8 +143,9 @@ dataset load(const fit_options& o) {
     ++dst->n;
   }
   if (d.train.n == 0)
-    flag_error("--input", "has no training rows (split column '" +
-                              dpx::core::csv_column_label(o.split_column) + "')");
+    flag_error("--input",
+               "has no training rows (split column '" +
+                   dpx::core::csv_column_label(o.split_column) + "')");
   return d;
 }
 
@@ -397,7 +395,8 @@ const bool registered = dpx::cli::register_command(
           "the data and is NOT private. 'guarantee' says what the output protects: with --solver "
           "istdp --variant as_published it reads 'NOT private' (epsilon and delta then calibrate "
           "only the gradient releases; seed 002's step selection reads the data) and a warning "
-          "goes to stderr. 'seconds' is the solve time only. CSV input: RFC 4180 (docs/cli.md); only the "
+          "goes to stderr. 'seconds' is the solve time only. CSV input: RFC 4180 (docs/cli.md); "
+          "only the "
           "target, feature and split columns are read. With a split column (--split-column, "
           "default 'split' when present, as dpx generate sparse_linear writes) only rows marked "
           "'train' are fitted; rows marked 'test' give 'test_loss' (the unpenalised loss on them, "

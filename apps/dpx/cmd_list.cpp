@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "command.hpp"
-#include "strict.hpp"
 #include "dpx/harness/preset.hpp"
+#include "strict.hpp"
 
 namespace dpx::cli::cmd_list {
 namespace {

@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "command.hpp"
-#include "strict.hpp"
 #include "dpx/harness/runner.hpp"
+#include "strict.hpp"
 
 namespace dpx::cli::cmd_report {
 namespace {

@@ -4,8 +4,8 @@
 #include <stdexcept>
 
 #include "command.hpp"
-#include "strict.hpp"
 #include "dpx/harness/runner.hpp"
+#include "strict.hpp"
 #ifdef DPX_WITH_MPI
 #include "mpi_run.hpp"
 #endif

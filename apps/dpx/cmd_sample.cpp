@@ -24,7 +24,6 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
-#include "strict.hpp"
 #include "dpx/accounting/zcdp.hpp"
 #include "dpx/core/error.hpp"
 #include "dpx/core/rng.hpp"
@@ -33,6 +32,7 @@
 #include "dpx/mechanisms/gaussian.hpp"
 #include "dpx/mechanisms/laplace.hpp"
 #include "dpx/mechanisms/randomized_response.hpp"
+#include "strict.hpp"
 
 namespace dpx::cli::cmd_sample {
 namespace {

@@ -9,9 +9,8 @@
 #include <string>
 
 #include "command.hpp"
-#include "strict.hpp"
 #include "dpx/harness/runner.hpp"
-
+#include "strict.hpp"
 
 namespace {
 /// The message without a leading "dpx <cmd>: " or "<cmd>: " that repeats `where` (some

@@ -27,7 +27,7 @@ namespace dpx::cli {
 /// Longest accepted option value in bytes (paths, names, numbers).
 inline constexpr std::size_t max_value_bytes = 4096;
 /// Longest error line (bytes, before the "dpx <cmd>: error: " prefix).
-inline constexpr std::size_t max_message_bytes = 300;
+inline constexpr std::size_t max_message_bytes = 1000;
 /// Iteration budget bound of the solvers (`dpx fit --max-iter`).
 inline constexpr std::int64_t max_iterations = 10'000'000;
 /// Most trials per input of `dpx audit --trials` (two arrays of doubles each: ~160 MB).

@@ -253,8 +253,8 @@ csv_table parse_csv(std::string_view text,
                       row,
                       r.line,
                       "",
-                      std::to_string(r.count) + " fields, the header has " +
-                          std::to_string(width) + " (ragged rows are not accepted)");
+                      std::to_string(r.count) + " fields, the header has " + std::to_string(width) +
+                          " (ragged rows are not accepted)");
     }
     for (std::size_t k = 0; k < kept.size(); ++k) {
       const std::size_t i = kept[k];

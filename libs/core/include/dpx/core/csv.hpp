@@ -58,10 +58,10 @@ using csv_column_chooser = std::function<csv_columns(const std::vector<std::stri
 
 /// The requested columns of a CSV file, column-major.
 struct csv_table {
-  std::string source;               ///< file name (or label) used in messages
-  std::vector<std::string> header;  ///< every column name, in file order
-  std::size_t rows = 0;             ///< data records
-  csv_columns names;                ///< the columns kept, as requested
+  std::string source;                          ///< file name (or label) used in messages
+  std::vector<std::string> header;             ///< every column name, in file order
+  std::size_t rows = 0;                        ///< data records
+  csv_columns names;                           ///< the columns kept, as requested
   std::vector<std::vector<double>> numeric;    ///< numeric[i] is column names.numeric[i]
   std::vector<std::vector<std::string>> text;  ///< text[i] is column names.text[i]
   /// The data line of every record (for messages about rows found later by the caller).
