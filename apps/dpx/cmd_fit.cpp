@@ -138,6 +138,12 @@ dataset load(const fit_options& o) {
             t.source, i + 1, t.record_line[i], o.split_column, "must be 'train' or 'test'");
       }
     }
+    if (o.loss == "logistic" && y[i] != 0.0 && y[i] != 1.0 && y[i] != -1.0)
+      throw dpx::core::csv_error(t.source,
+                                 i + 1,
+                                 t.record_line[i],
+                                 o.target,
+                                 "not a class label (logistic regression needs 0/1 or -1/+1)");
     dst->y.push_back(y[i]);
     for (std::size_t j = 0; j < p; ++j) dst->x[j].push_back(t.numeric[j + 1][i]);
     ++dst->n;

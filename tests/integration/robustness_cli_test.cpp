@@ -141,6 +141,11 @@ TEST_F(RobustnessCli, DefectsReplay) {
         2);
   check({"fit", "--input", "big_cell.csv", "--target", "y"}, 2);
   check({"fit", "--input", "garbage.csv", "--target", "y"}, 2);
+  write("labels.csv", "y,x1\n1,2\n-1,3\n0.123456789,4\n");
+  o = check({"fit", "--input", "labels.csv", "--target", "y", "--loss", "logistic"}, 2);
+  EXPECT_NE(o.err.find("row 3 (line 4), column 'y': not a class label"), std::string::npos)
+      << o.err;
+  EXPECT_EQ(o.err.find("0.123456789"), std::string::npos) << o.err;
   check({"mean",
          "--input",
          "garbage.csv",
