@@ -7,6 +7,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "command.hpp"
 #include "dpx/harness/runner.hpp"
@@ -60,8 +61,15 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
       return app.exit(e);
     } catch (const CLI::ParseError& e) {
-      for (auto* sub : app.get_subcommands()) where = "dpx " + sub->get_name();
-      return report(where, e.what(), dpx::cli::exit_usage);
+      const CLI::App* chosen = nullptr;
+      for (auto* sub : app.get_subcommands()) {
+        where = "dpx " + sub->get_name();
+        chosen = sub;
+      }
+      std::vector<std::string> args(argv + 1, argv + argc);
+      return report(where,
+                    std::string(e.what()) + dpx::cli::did_you_mean(app, chosen, args),
+                    dpx::cli::exit_usage);
     }
     for (auto* sub : app.get_subcommands()) {
       where = "dpx " + sub->get_name();

@@ -1,5 +1,6 @@
 #include "strict.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -128,6 +129,68 @@ void check_input_dir(const char* flag, const std::string& path) {
   if (!std::filesystem::is_directory(st)) {
     throw std::invalid_argument(std::string(flag) + ": '" + path + "' is not a directory");
   }
+}
+
+namespace {
+/// Levenshtein distance (small strings: flag and command names).
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string closest(std::string_view word, const std::vector<std::string>& names) {
+  if (word.size() > 64) return {};
+  std::string best;
+  std::size_t best_d = 3;  // at most 2 edits
+  for (const auto& n : names) {
+    const std::size_t d = edit_distance(word, n);
+    if (d < best_d && d > 0) {
+      best_d = d;
+      best = n;
+    }
+  }
+  return best;
+}
+}  // namespace
+
+std::string did_you_mean(const CLI::App& app,
+                         const CLI::App* chosen,
+                         const std::vector<std::string>& args) {
+  if (chosen == nullptr) {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+      names.push_back(sub->get_name());
+    for (const auto& a : args) {
+      if (a.rfind("-", 0) == 0) continue;
+      const std::string c = closest(a, names);
+      return c.empty() ? std::string() : " (did you mean '" + c + "'?)";
+    }
+    return {};
+  }
+  std::vector<std::string> flags;
+  for (const CLI::Option* opt : chosen->get_options()) {
+    for (const auto& l : opt->get_lnames()) flags.push_back("--" + l);
+  }
+  for (const auto& a : args) {
+    if (a.rfind("--", 0) != 0) continue;
+    const std::string name = a.substr(0, a.find('='));
+    bool known = false;
+    for (const auto& f : flags) known = known || f == name;
+    if (known) continue;
+    const std::string c = closest(name, flags);
+    if (!c.empty()) return " (did you mean " + c + "?)";
+  }
+  return {};
 }
 
 std::string one_line_message(std::string_view msg) {

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace dpx::cli {
 
@@ -52,6 +53,12 @@ void check_bound(const char* flag, std::int64_t value, std::int64_t bound, const
 void check_output_dir(const char* flag, const std::string& path);
 /// An input directory flag: the path must be an existing directory.
 void check_input_dir(const char* flag, const std::string& path);
+
+/// " (did you mean 'fit'?)" for a mistyped subcommand, or " (did you mean --lambda?)" for a
+/// mistyped flag of the chosen subcommand (edit distance <= 2); "" when nothing is close.
+std::string did_you_mean(const CLI::App& app,
+                         const CLI::App* chosen,
+                         const std::vector<std::string>& args);
 
 /// The message as one line of at most max_message_bytes bytes: control bytes and invalid
 /// bytes become '?', runs of whitespace collapse, a longer message is cut and ends in "...".

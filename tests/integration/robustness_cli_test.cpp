@@ -584,6 +584,11 @@ TEST_F(RobustnessCli, GeneratedBadInputsForEveryFlag) {
     check({cmd, "--no-such-flag"}, 2);
   }
   check({"no-such-command"}, 2);
+  // Close misspellings get a suggestion.
+  auto o = check({"fti"}, 2);
+  EXPECT_NE(o.err.find("did you mean 'fit'?"), std::string::npos) << o.err;
+  o = check({"fit", "--input", "bom.csv", "--target", "y", "--lamda", "1"}, 2);
+  EXPECT_NE(o.err.find("did you mean --lambda?"), std::string::npos) << o.err;
   check({}, 2);
   EXPECT_GE(runs_, 300);
   std::cout << "robustness: " << runs_ << " invocations\n";
