@@ -268,6 +268,7 @@ int run_fit(const fit_options& o) {
                           : dpx::rng::os_seeded_philox();
 
   dpx::solvers::solve_result r;
+  nlohmann::ordered_json sgd;  // dp_sgd only: sigma, q, steps
   const std::vector<double> zero(d, 0.0);
   std::visit(
       [&](const auto& raw) {
@@ -329,6 +330,11 @@ int run_fit(const fit_options& o) {
           r = dpx::solvers::dp_sgd(loss, penalty, zero, so, rng);
           r.epsilon_target = *o.epsilon;
           r.delta_target = *o.delta;
+          // The calibrated DP-SGD parameters, so the release can be re-accounted independently.
+          sgd["noise_multiplier"] = so.noise_multiplier;
+          sgd["sampling_rate"] = so.sampling_rate;
+          sgd["steps"] = so.iterations;
+          sgd["public_size"] = o.public_size ? nlohmann::json(*o.public_size) : nlohmann::json("n");
         }
         if (std::isnan(r.objective)) r.objective = loss.value(r.x) + penalty.value(r.x);
       },
@@ -360,6 +366,7 @@ int run_fit(const fit_options& o) {
   // gradients and objective (spec istdp.md item 1), so the printed epsilon and delta are NOT a
   // guarantee for the coefficients. Say so in the JSON and on stderr.
   j["guarantee"] = r.guarantee;
+  if (!sgd.empty()) j["dp_sgd"] = sgd;
   if (o.solver == "istdp" && o.variant == "as_published")
     std::cerr << "dpx fit: warning: --variant as_published is NOT differentially private: epsilon "
                  "and delta calibrate only the noisy gradient releases; the step selection reads "

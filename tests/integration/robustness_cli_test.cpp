@@ -373,6 +373,30 @@ TEST_F(RobustnessCli, GenerateThenFitHonoursSplit) {
              "50"},
             0);
   EXPECT_TRUE(nlohmann::json::parse(o.out).contains("test_loss"));
+  o = check({"fit",
+             "--input",
+             "sl.csv",
+             "--target",
+             "y",
+             "--solver",
+             "dp_sgd",
+             "--epsilon",
+             "1",
+             "--delta",
+             "1e-5",
+             "--seed",
+             "2",
+             "--max-iter",
+             "20",
+             "--public-size",
+             "200"},
+            0);
+  j = nlohmann::json::parse(o.out);
+  ASSERT_TRUE(j.contains("dp_sgd")) << o.out;
+  EXPECT_EQ(j["dp_sgd"]["steps"], 20);
+  EXPECT_EQ(j["dp_sgd"]["public_size"], 200);
+  EXPECT_DOUBLE_EQ(j["dp_sgd"]["sampling_rate"].get<double>(), 1.0);  // min(1, 256/200)
+  EXPECT_GT(j["dp_sgd"]["noise_multiplier"].get<double>(), 0.0);
   write("badsplit.csv", "split,y,x1\ntrain,1,2\n" + kSecret + ",2,3\n");
   o = check({"fit", "--input", "badsplit.csv", "--target", "y"}, 2);
   EXPECT_NE(o.err.find("row 2 (line 3), column 'split'"), std::string::npos) << o.err;
