@@ -23,8 +23,12 @@ DPX_TEST_PACKAGES=(doxygen chromium python3-websocket)
 # CI never need these.
 DPX_MPI_PACKAGES=(libopenmpi-dev openmpi-bin)
 
-# Optional: a real single-node Slurm cluster for `scripts/test.sh --slurm` (not part of CI).
+# Optional: a real single-node Slurm cluster for `scripts/test.sh --slurm`.
 DPX_SLURM_PACKAGES=(slurmctld slurmd slurm-client munge)
+
+# The libFuzzer targets (configure preset fuzz; `scripts/test.sh --fuzz SECONDS` and the short
+# fuzz runs at the end of CI): Debian's clang with its sanitizer/fuzzer runtime.
+DPX_FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 
 dpx_missing_packages() {
   local missing=() p

@@ -6,7 +6,10 @@
 #                                integration tests) and runs the mpirun tests (not part of CI)
 #   scripts/test.sh --slurm      installs Slurm + munge, starts a one-node cluster on this machine
 #                                and runs a dpx job array through it with one task killed and
-#                                resubmitted (scripts/slurm_test.sh; root; ~15 s; not part of CI)
+#                                resubmitted (scripts/slurm_test.sh; root; ~15 s)
+#   scripts/test.sh --fuzz SECONDS  builds the libFuzzer targets (preset fuzz, clang) and runs
+#                                each for SECONDS on its seed corpus (tests/fuzz/corpus/)
+#   The default run ends with every fuzz target for DPX_CI_FUZZ_SECONDS (15; 0 skips them).
 # Installs missing Debian packages first (as root) or prints the apt-get line and exits 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,8 +17,11 @@ cd "$(dirname "$0")/.."
 source scripts/deps.sh
 
 preset=release
+fuzz_seconds=""
 for arg in "$@"; do
+  if [ "$fuzz_seconds" = next ]; then fuzz_seconds=$arg; continue; fi
   case "$arg" in
+    --fuzz) fuzz_seconds=next ;;
     --sanitize) preset=asan ;;
     --mpi) preset=mpi ;;
     --slurm) preset=slurm ;;
@@ -25,6 +31,35 @@ for arg in "$@"; do
 done
 
 jobs=$(nproc)
+
+# ---- fuzzing (libFuzzer; preset fuzz; tests/fuzz/) -------------------------------------------
+# Each target runs for $1 seconds on a copy of its seed corpus; a crash, a sanitizer report, an
+# input slower than 25 s or above 2 GB of memory fails (libFuzzer exits non-zero, set -e stops).
+run_fuzzers() {
+  local seconds=$1 start t work
+  start=$(date +%s)
+  cmake --preset fuzz >/dev/null
+  cmake --build --preset fuzz -j "$jobs" --target fuzz_csv fuzz_preset fuzz_cli
+  echo "dpx: build (fuzz) took $(($(date +%s) - start)) s" >&2
+  mkdir -p build/fuzz/artifacts
+  for t in csv preset cli; do
+    work=$(mktemp -d)
+    cp -r "tests/fuzz/corpus/$t/." "$work/"
+    echo "dpx: fuzz_$t for $seconds s" >&2
+    build/fuzz/bin/fuzz_$t -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 \
+      -max_len=4096 -print_final_stats=1 -artifact_prefix="build/fuzz/artifacts/$t-" "$work" \
+      2> "build/fuzz/fuzz_$t.log" || { tail -40 "build/fuzz/fuzz_$t.log" >&2; exit 1; }
+    rm -rf "$work"
+  done
+}
+if [ -n "$fuzz_seconds" ]; then
+  case "$fuzz_seconds" in
+    ''|next|*[!0-9]*) echo "scripts/test.sh: --fuzz needs SECONDS (a positive integer)" >&2; exit 2 ;;
+  esac
+  dpx_ensure_packages "${DPX_FUZZ_PACKAGES[@]}"
+  run_fuzzers "$fuzz_seconds"
+  exit 0
+fi
 if [ "$preset" = mpi ]; then
   dpx_ensure_packages "${DPX_MPI_PACKAGES[@]}"
   start=$(date +%s)
@@ -60,3 +95,8 @@ if [ "$preset" = release ]; then
 fi
 
 ctest --preset "$preset" -j "$jobs"
+ci_fuzz=${DPX_CI_FUZZ_SECONDS:-15}
+if [ "$preset" = release ] && [ "$ci_fuzz" -gt 0 ]; then
+  dpx_ensure_packages "${DPX_FUZZ_PACKAGES[@]}"
+  run_fuzzers "$ci_fuzz"
+fi

@@ -41,6 +41,7 @@
 #include "dpx/accounting/calibration.hpp"
 #include "dpx/accounting/pld.hpp"
 #include "dpx/core/error.hpp"
+#include "strict.hpp"
 
 // Named per command so that the unity build (apps/dpx/CMakeLists.txt) keeps each file's
 // internal names apart.
@@ -425,7 +426,7 @@ int run_account(account_options o) {
       fill(j, results.front());
     }
   }
-  std::cout << j.dump() << "\n";
+  dpx::cli::print_json(j);
   return dpx::cli::exit_ok;
 }
 

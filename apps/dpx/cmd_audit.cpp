@@ -27,6 +27,7 @@
 #include "dpx/audit/audits.hpp"
 #include "dpx/core/error.hpp"
 #include "dpx/core/rng.hpp"
+#include "strict.hpp"
 
 namespace dpx::cli::cmd_audit {
 namespace {
@@ -94,6 +95,7 @@ int run(const audit_cli_options& o) {
   if (m == "randomized_response" && o.sensitivity != 1.0)
     core::throw_invalid(kFn, "--sensitivity", o.sensitivity, "is not a parameter of " + m);
   core::check_at_least(kFn, "--trials", o.trials, 4);
+  dpx::cli::check_bound("--trials", o.trials, dpx::cli::max_audit_trials, "memory cap");
   core::check_open_interval(kFn, "--confidence", o.confidence, 0.0, 1.0);
   core::check_at_least(kFn, "--categories", o.categories, 2);
 
@@ -132,7 +134,7 @@ int run(const audit_cli_options& o) {
   j["false_negative_rate"] = r.audit.fnr;
   j["false_positive_rate_upper"] = r.audit.fpr_upper;
   j["false_negative_rate_upper"] = r.audit.fnr_upper;
-  std::cout << j.dump(2) << '\n';
+  dpx::cli::print_json(j, 2);
   return dpx::cli::exit_ok;
 }
 

@@ -25,6 +25,7 @@
 #include "command.hpp"
 #include "dpx/accounting/calibration.hpp"
 #include "dpx/core/error.hpp"
+#include "strict.hpp"
 
 namespace dpx::cli::cmd_calibrate {
 namespace {
@@ -123,7 +124,7 @@ int run_calibrate(const calibrate_options& o) {
     core::throw_invalid(fn, "--mechanism", o.mechanism, "must be gaussian or laplace");
   }
   j["achieved"] = achieved;
-  std::cout << j.dump() << "\n";
+  dpx::cli::print_json(j);
   return dpx::cli::exit_ok;
 }
 

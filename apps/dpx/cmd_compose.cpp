@@ -18,6 +18,7 @@
 #include "command.hpp"
 #include "dpx/accounting/composition.hpp"
 #include "dpx/core/error.hpp"
+#include "strict.hpp"
 
 namespace dpx::cli::cmd_compose {
 namespace {
@@ -67,7 +68,7 @@ int run_compose(const compose_options& o) {
   nlohmann::ordered_json j;
   j["epsilon"] = r.epsilon;
   j["delta"] = r.delta;
-  std::cout << j.dump() << "\n";
+  dpx::cli::print_json(j);
   return dpx::cli::exit_ok;
 }
 

@@ -8,6 +8,7 @@
 
 #include "command.hpp"
 #include "dpx/harness/scale.hpp"
+#include "strict.hpp"
 
 namespace dpx::cli::cmd_emit_slurm {
 namespace {
@@ -46,6 +47,7 @@ const bool registered = dpx::cli::register_command(
       sub.add_option("--out", o->file, "Script file to write (default: stdout)");
       sub.add_flag("--quick", o->quick, "Run the preset's [quick] grid");
       return [o]() -> int {
+        dpx::cli::check_output_dir("--results", o->out_dir);
         h::slurm_options s;
         s.preset_path = fs::absolute(h::find_preset(o->preset)).lexically_normal();
         const h::preset p = h::load_preset(s.preset_path, o->quick);

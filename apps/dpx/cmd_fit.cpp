@@ -7,12 +7,10 @@
 // intercept (off by default) is not penalised; no standardisation unless asked.
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <variant>
@@ -20,11 +18,13 @@
 
 #include "command.hpp"
 #include "dpx/accounting/calibration.hpp"
+#include "dpx/core/csv.hpp"
 #include "dpx/core/error.hpp"
 #include "dpx/core/rng.hpp"
 #include "dpx/losses/losses.hpp"
 #include "dpx/prox/prox.hpp"
 #include "dpx/solvers/solvers.hpp"
+#include "strict.hpp"
 
 namespace dpx::cli::cmd_fit {
 namespace {
@@ -43,79 +43,130 @@ struct fit_options {
   double tol = 1e-12;
   std::uint64_t seed = 0;
   bool seed_given = false;
+  std::string split_column = "split";
+  bool split_given = false, variant_given = false;
 };
 
 [[noreturn]] void flag_error(const std::string& flag, const std::string& what) {
   throw invalid_argument_error(flag + ": " + what);
 }
 
-// ---- CSV ---------------------------------------------------------------------------------
-struct table {
-  std::vector<std::string> header;
-  std::vector<std::vector<double>> columns;  // column-major
-  std::size_t rows = 0;
-};
-
+// ---- data --------------------------------------------------------------------------------
 std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  const auto e = s.find_last_not_of(" \t\r");
+  const auto b = s.find_first_not_of(" \t");
+  const auto e = s.find_last_not_of(" \t");
   return b == std::string::npos ? "" : s.substr(b, e - b + 1);
 }
 
-std::vector<std::string> split(const std::string& line) {
+/// --features: comma-separated names, none empty, none repeated, not the target or the split.
+std::vector<std::string> feature_list(const fit_options& o) {
   std::vector<std::string> out;
-  std::string cell;
-  std::istringstream is(line);
-  while (std::getline(is, cell, ',')) out.push_back(trim(cell));
-  if (!line.empty() && line.back() == ',') out.emplace_back();
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = o.features.find(',', start);
+    const std::string name = trim(o.features.substr(start, comma - start));
+    if (name.empty()) flag_error("--features", "has an empty column name");
+    for (const auto& prev : out)
+      if (prev == name)
+        flag_error("--features", "names column '" + dpx::core::csv_column_label(name) + "' twice");
+    if (name == o.target) flag_error("--features", "must not contain the --target column");
+    if (name == o.split_column)
+      flag_error("--features",
+                 "must not contain the train/test split column '" +
+                     dpx::core::csv_column_label(name) + "' (see --split-column)");
+    out.push_back(name);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
   return out;
 }
 
-table read_csv(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) flag_error("--input", "cannot open '" + path + "'");
-  table t;
-  std::string line;
-  std::size_t lineno = 0;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (trim(line).empty()) continue;
-    if (t.header.empty()) {
-      t.header = split(line);
-      t.columns.resize(t.header.size());
-      continue;
+/// The rows of one split, column-major: y and one vector per feature.
+struct split_rows {
+  std::vector<double> y;
+  std::vector<std::vector<double>> x;
+  std::size_t n = 0;
+};
+
+struct dataset {
+  std::vector<std::string> features;
+  split_rows train, test;
+  bool has_split = false;
+};
+
+/// Reads only the target, the features and the split column (dpx::core CSV reader). With a split
+/// column (default "split", as `dpx generate sparse_linear|sparse_logistic` writes), rows marked
+/// "train" are fitted and rows marked "test" held out; any other mark is an error.
+dataset load(const fit_options& o) {
+  const std::vector<std::string> requested =
+      o.features.empty() ? std::vector<std::string>{} : feature_list(o);
+  if (o.target == o.split_column)
+    flag_error("--target", "must not be the train/test split column (see --split-column)");
+  dataset d;
+  const auto t = dpx::core::read_csv_file(o.input, [&](const std::vector<std::string>& header) {
+    dpx::core::csv_columns c;
+    c.numeric.push_back(o.target);
+    for (const auto& h : header)
+      if (h == o.split_column) d.has_split = true;
+    if (o.split_given && !d.has_split)
+      flag_error(
+          "--split-column",
+          "'" + dpx::core::csv_column_label(o.split_column) + "' is not a column of --input");
+    if (!requested.empty()) {
+      d.features = requested;
+    } else {
+      for (const auto& h : header)
+        if (h != o.target && !(d.has_split && h == o.split_column)) d.features.push_back(h);
     }
-    const auto cells = split(line);
-    if (cells.size() != t.header.size())
-      throw invalid_argument_error(path + ":" + std::to_string(lineno) + ": expected " +
-                                   std::to_string(t.header.size()) + " cells, found " +
-                                   std::to_string(cells.size()));
-    for (std::size_t c = 0; c < cells.size(); ++c) {
-      double v = 0;
-      const auto& s = cells[c];
-      const char* b = s.data();
-      const char* e = s.data() + s.size();
-      if (!s.empty() && *b == '+') ++b;
-      const auto res = std::from_chars(b, e, v);
-      if (s.empty() || res.ec != std::errc() || res.ptr != e || !std::isfinite(v)) {
-        std::string msg = path + ":" + std::to_string(lineno) + ": column ";
-        msg += std::to_string(c + 1) + " ('" + t.header[c] + "'): not a finite number: '";
-        msg += s + "'";
-        throw invalid_argument_error(msg);
+    if (d.features.empty()) flag_error("--features", "no feature columns");
+    c.numeric.insert(c.numeric.end(), d.features.begin(), d.features.end());
+    if (d.has_split) c.text.push_back(o.split_column);
+    return c;
+  });
+  const std::size_t p = d.features.size();
+  d.train.x.resize(p);
+  d.test.x.resize(p);
+  const auto& y = t.number_column(o.target);
+  for (std::size_t i = 0; i < t.rows; ++i) {
+    split_rows* dst = &d.train;
+    if (d.has_split) {
+      const std::string& mark = t.text_column(o.split_column)[i];
+      if (mark == "test") {
+        dst = &d.test;
+      } else if (mark != "train") {
+        throw dpx::core::csv_error(
+            t.source, i + 1, t.record_line[i], o.split_column, "must be 'train' or 'test'");
       }
-      t.columns[c].push_back(v);
     }
-    ++t.rows;
+    if (o.loss == "logistic" && y[i] != 0.0 && y[i] != 1.0 && y[i] != -1.0)
+      throw dpx::core::csv_error(t.source,
+                                 i + 1,
+                                 t.record_line[i],
+                                 o.target,
+                                 "not a class label (logistic regression needs 0/1 or -1/+1)");
+    dst->y.push_back(y[i]);
+    for (std::size_t j = 0; j < p; ++j) dst->x[j].push_back(t.numeric[j + 1][i]);
+    ++dst->n;
   }
-  if (t.header.empty()) flag_error("--input", "'" + path + "' is empty (a header row is needed)");
-  if (t.rows == 0) flag_error("--input", "'" + path + "' has no data rows");
-  return t;
+  if (d.train.n == 0)
+    flag_error("--input",
+               "has no training rows (split column '" +
+                   dpx::core::csv_column_label(o.split_column) + "')");
+  return d;
 }
 
-std::size_t column_index(const table& t, const std::string& name, const std::string& flag) {
-  for (std::size_t c = 0; c < t.header.size(); ++c)
-    if (t.header[c] == name) return c;
-  flag_error(flag, "no column named '" + name + "'");
+/// Row-major design matrix (standardised with the TRAINING means and scales) for one split.
+std::vector<double> design(const split_rows& s,
+                           const std::vector<double>& mean,
+                           const std::vector<double>& scale,
+                           bool intercept) {
+  const std::size_t p = s.x.size(), d = p + (intercept ? 1 : 0);
+  std::vector<double> x(s.n * d);
+  for (std::size_t i = 0; i < s.n; ++i) {
+    for (std::size_t j = 0; j < p; ++j) x[i * d + j] = (s.x[j][i] - mean[j]) / scale[j];
+    if (intercept) x[i * d + p] = 1.0;
+  }
+  return x;
 }
 
 // ---- the fit -----------------------------------------------------------------------------
@@ -125,6 +176,8 @@ using penalty_variant =
 penalty_variant make_penalty(const fit_options& o) {
   if (!(o.lambda >= 0) || !std::isfinite(o.lambda))
     flag_error("--lambda", "must be finite and >= 0 (got " + std::to_string(o.lambda) + ")");
+  if (o.gamma && o.penalty != "mcp" && o.penalty != "scad")
+    flag_error("--gamma", "is only used with --penalty mcp or scad");
   if (o.penalty == "none") return dpx::prox::zero_penalty{};
   if (o.penalty == "l1") return dpx::prox::l1_norm(o.lambda);
   if (o.penalty == "mcp") {
@@ -167,9 +220,14 @@ int run_fit(const fit_options& o) {
   }
   if (o.variant != "strict" && o.variant != "as_published")
     flag_error("--variant", "must be as_published or strict");
+  if (o.variant_given && o.solver != "istdp")
+    flag_error("--variant", "is only used with --solver istdp");
+  if (o.max_iter)
+    dpx::cli::check_bound("--max-iter", *o.max_iter, dpx::cli::max_iterations, "iteration cap");
   if (o.max_iter && *o.max_iter < (o.solver == "istdp" ? 2 : 1))
     flag_error("--max-iter", "must be >= 1 (>= 2 for istdp)");
   if (!(o.tol >= 0) || !std::isfinite(o.tol)) flag_error("--tol", "must be >= 0");
+  if (!(o.clip > 0) || !std::isfinite(o.clip)) flag_error("--clip", "must be > 0");
   if (o.public_size && o.solver != "dp_sgd")
     flag_error("--public-size",
                "is only used with --solver dp_sgd (istdp and noisy_pgd are replace-one, where n is "
@@ -177,23 +235,12 @@ int run_fit(const fit_options& o) {
   if (o.public_size && *o.public_size < 1) flag_error("--public-size", "must be >= 1");
   if (o.smoothness && !(*o.smoothness > 0)) flag_error("--smoothness", "must be > 0");
 
-  const table t = read_csv(o.input);
-  const std::size_t ty = column_index(t, o.target, "--target");
-  std::vector<std::size_t> feats;
-  if (!o.features.empty()) {
-    std::istringstream is(o.features);
-    std::string name;
-    while (std::getline(is, name, ',')) feats.push_back(column_index(t, trim(name), "--features"));
-  } else {
-    for (std::size_t c = 0; c < t.header.size(); ++c)
-      if (c != ty) feats.push_back(c);
-  }
-  if (feats.empty()) flag_error("--features", "no feature columns");
-  const std::size_t n = t.rows, p = feats.size(), d = p + (o.intercept ? 1 : 0);
+  const dataset data = load(o);
+  const std::size_t n = data.train.n, p = data.features.size(), d = p + (o.intercept ? 1 : 0);
   std::vector<double> mean(p, 0.0), scale(p, 1.0);
   if (o.standardize) {
     for (std::size_t j = 0; j < p; ++j) {
-      const auto& col = t.columns[feats[j]];
+      const auto& col = data.train.x[j];
       double m = 0;
       if (o.intercept) {
         for (double v : col) m += v;
@@ -202,17 +249,16 @@ int run_fit(const fit_options& o) {
       double ss = 0;
       for (double v : col) ss += (v - m) * (v - m);
       const double s = std::sqrt(ss / double(n));
-      if (!(s > 0)) flag_error("--standardize", "feature '" + t.header[feats[j]] + "' is constant");
+      if (!(s > 0) || !std::isfinite(s))
+        flag_error("--standardize",
+                   "feature '" + dpx::core::csv_column_label(data.features[j]) +
+                       "' is constant (or its scale overflows) on the training rows");
       mean[j] = m;
       scale[j] = s;
     }
   }
-  std::vector<double> x(n * d), y(t.columns[ty]);
-  for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t j = 0; j < p; ++j)
-      x[i * d + j] = (t.columns[feats[j]][i] - mean[j]) / scale[j];
-    if (o.intercept) x[i * d + p] = 1.0;
-  }
+  const std::vector<double> x = design(data.train, mean, scale, o.intercept);
+  const std::vector<double>& y = data.train.y;
   const auto kind =
       o.loss == "logistic" ? dpx::losses::glm_kind::logistic : dpx::losses::glm_kind::least_squares;
   const dpx::losses::glm_loss loss(kind, {x, y, n, d});  // validates labels for logistic
@@ -222,6 +268,7 @@ int run_fit(const fit_options& o) {
                           : dpx::rng::os_seeded_philox();
 
   dpx::solvers::solve_result r;
+  nlohmann::ordered_json sgd;  // dp_sgd only: sigma, q, steps
   const std::vector<double> zero(d, 0.0);
   std::visit(
       [&](const auto& raw) {
@@ -283,6 +330,11 @@ int run_fit(const fit_options& o) {
           r = dpx::solvers::dp_sgd(loss, penalty, zero, so, rng);
           r.epsilon_target = *o.epsilon;
           r.delta_target = *o.delta;
+          // The calibrated DP-SGD parameters, so the release can be re-accounted independently.
+          sgd["noise_multiplier"] = so.noise_multiplier;
+          sgd["sampling_rate"] = so.sampling_rate;
+          sgd["steps"] = so.iterations;
+          sgd["public_size"] = o.public_size ? nlohmann::json(*o.public_size) : nlohmann::json("n");
         }
         if (std::isnan(r.objective)) r.objective = loss.value(r.x) + penalty.value(r.x);
       },
@@ -314,12 +366,24 @@ int run_fit(const fit_options& o) {
   // gradients and objective (spec istdp.md item 1), so the printed epsilon and delta are NOT a
   // guarantee for the coefficients. Say so in the JSON and on stderr.
   j["guarantee"] = r.guarantee;
+  if (!sgd.empty()) j["dp_sgd"] = sgd;
   if (o.solver == "istdp" && o.variant == "as_published")
     std::cerr << "dpx fit: warning: --variant as_published is NOT differentially private: epsilon "
                  "and delta calibrate only the noisy gradient releases; the step selection reads "
                  "the data directly\n";
+  j["n_train"] = n;
+  if (data.has_split) {
+    j["n_test"] = data.test.n;
+    if (data.test.n > 0) {
+      // Held-out loss (no penalty) of the fitted coefficients: computed from the data without
+      // noise, so NOT private (like "objective").
+      const std::vector<double> xt = design(data.test, mean, scale, o.intercept);
+      const dpx::losses::glm_loss test_loss(kind, {xt, data.test.y, data.test.n, d});
+      j["test_loss"] = test_loss.value(r.x);
+    }
+  }
   j["seconds"] = r.seconds;
-  std::cout << j.dump() << "\n";
+  dpx::cli::print_json(j);
   return dpx::cli::exit_ok;
 }
 
@@ -344,7 +408,12 @@ const bool registered = dpx::cli::register_command(
           "the data and is NOT private. 'guarantee' says what the output protects: with --solver "
           "istdp --variant as_published it reads 'NOT private' (epsilon and delta then calibrate "
           "only the gradient releases; seed 002's step selection reads the data) and a warning "
-          "goes to stderr. 'seconds' is the solve time only.");
+          "goes to stderr. 'seconds' is the solve time only. CSV input: RFC 4180 (docs/cli.md); "
+          "only the "
+          "target, feature and split columns are read. With a split column (--split-column, "
+          "default 'split' when present, as dpx generate sparse_linear writes) only rows marked "
+          "'train' are fitted; rows marked 'test' give 'test_loss' (the unpenalised loss on them, "
+          "NOT private); 'n_train' and 'n_test' count the rows. --max-iter is at most 1e7.");
       sub.add_option("--input", o->input, "CSV file with a header row")->required();
       sub.add_option("--target", o->target, "Response column")->required();
       sub.add_option("--features", o->features, "Comma-separated feature columns (default: all)");
@@ -355,7 +424,13 @@ const bool registered = dpx::cli::register_command(
       sub.add_flag("--intercept", o->intercept, "Fit an unpenalised intercept");
       sub.add_flag("--standardize", o->standardize, "Standardise the features");
       sub.add_option("--solver", o->solver, "gist | istdp | noisy_pgd | dp_sgd");
-      sub.add_option("--variant", o->variant, "ISTDP variant: strict (default) | as_published");
+      auto* variant =
+          sub.add_option("--variant", o->variant, "ISTDP variant: strict (default) | as_published");
+      auto* split = sub.add_option(
+          "--split-column",
+          o->split_column,
+          "Column marking rows 'train' (fitted) or 'test' (held out: test_loss); default 'split' "
+          "when the file has it (dpx generate sparse_linear writes it)");
       sub.add_option("--epsilon", o->epsilon, "Privacy epsilon > 0 (private solvers)");
       sub.add_option("--delta", o->delta, "Privacy delta in (0, 1) (private solvers)");
       sub.add_option("--clip", o->clip, "Per-example gradient clipping norm G (default 1)");
@@ -376,7 +451,11 @@ const bool registered = dpx::cli::register_command(
             o->seed_given = true;
           },
           "Noise seed (default: OS entropy)");
-      return [o]() -> int { return run_fit(*o); };
+      return [o, variant, split]() -> int {
+        o->variant_given = variant->count() > 0;
+        o->split_given = split->count() > 0;
+        return run_fit(*o);
+      };
     });
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include "command.hpp"
 #include "dpx/harness/preset.hpp"
+#include "strict.hpp"
 
 namespace dpx::cli::cmd_list {
 namespace {
@@ -21,6 +22,7 @@ const bool registered = dpx::cli::register_command(
                      "Experiments directory (default: $DPX_EXPERIMENTS_DIR, ./experiments, the "
                      "installed share/dpx/experiments, or the source tree's)");
       return [opts]() -> int {
+        if (!opts->dir.empty()) dpx::cli::check_input_dir("--dir", opts->dir);
         const std::filesystem::path dir =
             opts->dir.empty() ? dpx::harness::experiments_dir() : std::filesystem::path(opts->dir);
         const auto presets = dpx::harness::list_presets(dir);

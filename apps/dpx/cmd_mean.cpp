@@ -19,24 +19,23 @@
 // who knows the seed knows the noise). Bad input: one line on stderr, exit 2.
 #include <nlohmann/json.hpp>
 
-#include <charconv>
 #include <cmath>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "command.hpp"
+#include "dpx/core/csv.hpp"
 #include "dpx/core/error.hpp"
 #include "dpx/core/rng.hpp"
 #include "dpx/estimators/central.hpp"
 #include "dpx/estimators/local.hpp"
 #include "dpx/estimators/user_level.hpp"
+#include "strict.hpp"
 
 namespace dpx::cli::cmd_mean {
 namespace {
@@ -56,95 +55,20 @@ struct mean_options {
 
 [[noreturn]] void fail(const std::string& msg) { throw std::invalid_argument(msg); }
 
-// Splits one CSV record (RFC 4180 quoting, no embedded newlines).
-std::vector<std::string> split_csv(const std::string& line, std::size_t lineno) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"') {
-        if (i + 1 < line.size() && line[i + 1] == '"') {
-          cur += '"';
-          ++i;
-        } else {
-          quoted = false;
-        }
-      } else {
-        cur += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  if (quoted) fail("line " + std::to_string(lineno) + ": unterminated quoted field");
-  out.push_back(cur);
-  return out;
-}
-
-std::string trim(const std::string& s) {
-  const auto a = s.find_first_not_of(" \t\r");
-  if (a == std::string::npos) return "";
-  const auto b = s.find_last_not_of(" \t\r");
-  return s.substr(a, b - a + 1);
-}
-
 struct table {
   std::vector<double> values;
   std::vector<std::string> users;  // empty without --user-column
 };
 
+// Only the value column (and the user column) are read, with the dpx::core CSV reader.
 table read_csv(const mean_options& o) {
-  std::ifstream in(o.input);
-  if (!in) fail("cannot open input file '" + o.input + "'");
-  std::string line;
-  if (!std::getline(in, line)) fail("input file '" + o.input + "' is empty (no header line)");
-  const auto header = split_csv(line, 1);
-  auto find = [&](const std::string& name, const char* flag) {
-    for (std::size_t i = 0; i < header.size(); ++i)
-      if (trim(header[i]) == name) return i;
-    std::string cols;
-    for (std::size_t i = 0; i < header.size(); ++i) cols += (i ? ", " : "") + trim(header[i]);
-    fail(std::string(flag) + " '" + name + "' is not a column of '" + o.input +
-         "' (columns: " + cols + ")");
-  };
-  const std::size_t col = find(o.column, "--column");
-  // Sentinel instead of std::optional: GCC 12 reports a false -Wmaybe-uninitialized on the
-  // optional's payload at -O2.
-  constexpr std::size_t no_column = static_cast<std::size_t>(-1);
-  const std::size_t ucol_index =
-      o.user_column.empty() ? no_column : find(o.user_column, "--user-column");
-  table t;
-  std::size_t lineno = 1;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (trim(line).empty()) continue;
-    const auto cells = split_csv(line, lineno);
-    const std::size_t need =
-        std::max(col, ucol_index == no_column ? std::size_t{0} : ucol_index) + 1;
-    if (cells.size() < need)
-      fail("line " + std::to_string(lineno) + ": " + std::to_string(cells.size()) +
-           " fields, expected " + std::to_string(header.size()));
-    const std::string cell = trim(cells[col]);
-    double v = 0;
-    const auto [p, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
-    if (cell.empty() || ec != std::errc() || p != cell.data() + cell.size())
-      fail("line " + std::to_string(lineno) + ": column '" + o.column + "' value '" + cell +
-           "' is not a number");
-    if (!std::isfinite(v))
-      fail("line " + std::to_string(lineno) + ": column '" + o.column + "' value '" + cell +
-           "' is not finite");
-    t.values.push_back(v);
-    if (ucol_index != no_column) t.users.push_back(trim(cells[ucol_index]));
-  }
-  if (t.values.empty()) fail("input file '" + o.input + "' has no data rows");
-  return t;
+  dpx::core::csv_columns cols{{o.column}, {}};
+  if (!o.user_column.empty()) cols.text.push_back(o.user_column);
+  auto t = dpx::core::read_csv_file(o.input, cols);
+  table out;
+  out.values = std::move(t.numeric[0]);
+  if (!o.user_column.empty()) out.users = std::move(t.text[0]);
+  return out;
 }
 
 // Groups rows by user id (order of first appearance): rows reordered user by user + offsets.
@@ -252,7 +176,7 @@ int run_mean(const mean_options& o) {
   j["model"] = est::to_string(r.privacy.model);
   j["failed"] = r.diag.failed;
   j["n"] = n;
-  std::cout << j.dump() << "\n";
+  dpx::cli::print_json(j);
   return dpx::cli::exit_ok;
 }
 

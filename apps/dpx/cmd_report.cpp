@@ -5,6 +5,7 @@
 
 #include "command.hpp"
 #include "dpx/harness/runner.hpp"
+#include "strict.hpp"
 
 namespace dpx::cli::cmd_report {
 namespace {
@@ -47,6 +48,7 @@ const bool registered = dpx::cli::register_command(
         if (!o->style.empty()) setenv("DPX_PLOT_STYLE", o->style.c_str(), 1);
         h::report_options opts;
         opts.preset = o->preset;
+        dpx::cli::check_output_dir("--out", o->out);
         opts.out_dir = o->out;
         if (o->quick) opts.quick = true;
         if (o->full) opts.quick = false;

@@ -5,6 +5,7 @@
 
 #include "command.hpp"
 #include "dpx/harness/runner.hpp"
+#include "strict.hpp"
 #ifdef DPX_WITH_MPI
 #include "mpi_run.hpp"
 #endif
@@ -83,6 +84,7 @@ const bool registered = dpx::cli::register_command(
         if (o->all && (!o->shard.empty() || !o->only.empty())) {
           throw std::invalid_argument("--shard and --only need a single PRESET, not --all");
         }
+        dpx::cli::check_output_dir("--out", o->out);
         h::run_options opts;
         opts.quick = o->quick;
         opts.threads = o->threads;

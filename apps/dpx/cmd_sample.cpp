@@ -17,6 +17,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@
 #include "dpx/mechanisms/gaussian.hpp"
 #include "dpx/mechanisms/laplace.hpp"
 #include "dpx/mechanisms/randomized_response.hpp"
+#include "strict.hpp"
 
 namespace dpx::cli::cmd_sample {
 namespace {
@@ -58,6 +60,9 @@ class writer {
  public:
   ~writer() { flush(); }
   void put(double x) {
+    // Every draw printed is finite (scales are bounded in run(); this is the last guard).
+    if (!std::isfinite(x))
+      throw std::invalid_argument("a draw overflowed (the noise scale is too large)");
     reserve();
     auto r = std::to_chars(buf_.data() + used_, buf_.data() + buf_.size(), x);
     used_ = static_cast<std::size_t>(r.ptr - buf_.data());
@@ -106,6 +111,15 @@ void forbid_float_safe(const sample_options& o, const std::string& mech_name) {
                             " output is integer-valued and sampled exactly already");
 }
 
+// Draws are scale times a variate of magnitude below ~40 (64-bit generator); a scale above
+// 1e300 could print inf. The flag that led to the scale is named.
+void check_drawable(const char* flag, double scale) {
+  if (!(scale <= 1e300))
+    throw std::invalid_argument(std::string(flag) + ": gives a noise scale of " +
+                                core::format_double(scale) +
+                                ", above 1e300 (draws would overflow to infinity)");
+}
+
 template <class Mechanism, class Draw>
 void emit(long long count, rng::philox4x32& g, const Mechanism& m, Draw draw) {
   writer w;
@@ -123,6 +137,8 @@ int run(const sample_options& o) {
     core::throw_invalid(kFn, "--count", "missing", "is required (or use --describe)");
   const long long count = o.count.value_or(0);
   if (o.count) core::check_at_least(kFn, "--count", count, 0);
+  if (o.count)
+    dpx::cli::check_bound("--count", count, dpx::cli::max_sample_count, "output size cap");
   const double sens = o.sensitivity.value_or(1.0);
   json d;
   d["mechanism"] = m;
@@ -154,6 +170,7 @@ int run(const sample_options& o) {
       core::throw_invalid(kFn, "--scale", "missing", "laplace needs --scale or --epsilon");
     const auto lap = o.scale ? mech::laplace::from_scale(*o.scale, sens)
                              : mech::laplace::calibrate(*o.epsilon, sens);
+    check_drawable(o.scale ? "--scale" : "--epsilon", lap.scale());
     if (o.float_safe) {
       const auto fs = lap.float_safe();
       d["scale"] = fs.scale();
@@ -196,6 +213,7 @@ int run(const sample_options& o) {
       d["epsilon"] = *o.epsilon;
       d["delta"] = *o.delta;
     }
+    check_drawable(o.sigma ? "--sigma" : "--epsilon", ga->sigma());
     d["sigma"] = ga->sigma();
     d["sensitivity"] = sens;
     d["noise_multiplier"] = ga->noise_multiplier();
@@ -280,7 +298,7 @@ int run(const sample_options& o) {
   }
   if (o.describe) {
     d["seeded"] = o.seed.has_value();
-    std::cout << d.dump(2) << "\n";
+    dpx::cli::print_json(d, 2);
   }
   return dpx::cli::exit_ok;
 }

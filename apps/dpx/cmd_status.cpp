@@ -5,6 +5,7 @@
 
 #include "command.hpp"
 #include "dpx/harness/scale.hpp"
+#include "strict.hpp"
 
 namespace dpx::cli::cmd_status {
 namespace {
@@ -35,6 +36,7 @@ const bool registered = dpx::cli::register_command(
       return [o]() -> int {
         h::status_options opts;
         opts.preset = o->preset;
+        dpx::cli::check_output_dir("--out", o->out);
         opts.out_dir = o->out;
         opts.shards = o->shards;
         if (o->quick) opts.quick = true;

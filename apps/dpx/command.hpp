@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct command {
 
 bool register_command(std::string name, std::string description, setup_fn setup);
 const std::vector<command>& commands();
+/// Adds every registered command to app (sorted by name), their actions to `actions`, and the
+/// strict flag checks (strict.hpp).
+void add_commands(CLI::App& app, std::map<CLI::App*, action>& actions);
 
 /// Exit codes.
 inline constexpr int exit_ok = 0;

@@ -1,32 +1,17 @@
 // dpx: command-line front end. Subcommands register themselves (command.hpp).
-#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "command.hpp"
 #include "dpx/harness/runner.hpp"
-
-namespace dpx::cli {
-
-namespace {
-std::vector<command>& registry() {
-  static std::vector<command> r;
-  return r;
-}
-}  // namespace
-
-bool register_command(std::string name, std::string description, setup_fn setup) {
-  registry().push_back({std::move(name), std::move(description), std::move(setup)});
-  return true;
-}
-
-const std::vector<command>& commands() { return registry(); }
-
-}  // namespace dpx::cli
+#include "strict.hpp"
 
 namespace {
 /// The message without a leading "dpx <cmd>: " or "<cmd>: " that repeats `where` (some
@@ -36,6 +21,14 @@ std::string without_prefix(std::string msg, const std::string& where) {
     if (where != "dpx" && msg.rfind(p, 0) == 0) return msg.substr(p.size());
   }
   return msg;
+}
+
+/// The one place error lines are written: "dpx <cmd>: error: <message>", the message reduced to
+/// one line of bounded length (strict.hpp one_line_message), then the exit code.
+int report(const std::string& where, const std::string& msg, int code) {
+  std::cerr << where << ": error: " << dpx::cli::one_line_message(without_prefix(msg, where))
+            << "\n";
+  return code;
 }
 }  // namespace
 
@@ -54,13 +47,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("dpx ") + DPX_VERSION);
 
-  auto cmds = dpx::cli::commands();
-  std::sort(cmds.begin(), cmds.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   std::map<CLI::App*, dpx::cli::action> actions;
-  for (const auto& c : cmds) {
-    CLI::App* sub = app.add_subcommand(c.name, c.description);
-    actions[sub] = c.setup(*sub);
-  }
+  dpx::cli::add_commands(app, actions);  // every subcommand, with strict flags (strict.hpp)
 
   std::string where = "dpx";
   try {
@@ -73,9 +61,15 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForVersion& e) {
       return app.exit(e);
     } catch (const CLI::ParseError& e) {
-      for (auto* sub : app.get_subcommands()) where = "dpx " + sub->get_name();
-      std::cerr << where << ": error: " << e.what() << "\n";
-      return dpx::cli::exit_usage;
+      const CLI::App* chosen = nullptr;
+      for (auto* sub : app.get_subcommands()) {
+        where = "dpx " + sub->get_name();
+        chosen = sub;
+      }
+      std::vector<std::string> args(argv + 1, argv + argc);
+      return report(where,
+                    std::string(e.what()) + dpx::cli::did_you_mean(app, chosen, args),
+                    dpx::cli::exit_usage);
     }
     for (auto* sub : app.get_subcommands()) {
       where = "dpx " + sub->get_name();
@@ -83,10 +77,25 @@ int main(int argc, char** argv) {
     }
     return dpx::cli::exit_usage;
   } catch (const std::invalid_argument& e) {
-    std::cerr << where << ": error: " << without_prefix(e.what(), where) << "\n";
-    return dpx::cli::exit_usage;
+    return report(where, e.what(), dpx::cli::exit_usage);
+  } catch (const std::bad_array_new_length&) {
+    return report(where,
+                  "a size or count given on the command line or in the input is too large",
+                  dpx::cli::exit_usage);
+  } catch (const std::bad_alloc&) {
+    return report(where,
+                  "out of memory: a size or count given on the command line or in the input is "
+                  "too large",
+                  dpx::cli::exit_usage);
+  } catch (const std::length_error&) {
+    return report(where,
+                  "a size or count given on the command line or in the input is too large",
+                  dpx::cli::exit_usage);
+  } catch (const std::filesystem::filesystem_error& e) {
+    // std's text ("filesystem error: ...") names the call; say what failed on which path.
+    std::string msg = "cannot use '" + e.path1().string() + "': " + e.code().message();
+    return report(where, msg, dpx::cli::exit_usage);
   } catch (const std::exception& e) {
-    std::cerr << where << ": error: " << without_prefix(e.what(), where) << "\n";
-    return dpx::cli::exit_failure;
+    return report(where, e.what(), dpx::cli::exit_failure);
   }
 }

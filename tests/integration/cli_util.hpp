@@ -4,8 +4,12 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <thread>
 
 #include <filesystem>
 #include <fstream>
@@ -71,7 +75,29 @@ inline int wait_exit(pid_t pid) {
 struct outcome {
   int code = -1;
   std::string out, err;
+  bool timed_out = false;  ///< run_in_bounded only: killed after its time limit
 };
+
+/// Like wait_exit, but kills pid (SIGKILL) once `limit` has passed: returns -2 then. The limit is
+/// a hang detector (a bound far above any expected duration), not a speed assertion.
+inline int wait_exit_bounded(pid_t pid, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  int status = 0;
+  for (;;) {
+    const pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    if (r < 0) return -1;
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return -2;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
 
 /// Runs argv to completion in dir (output files dir/stdout.txt, dir/stderr.txt).
 inline outcome run_in(const std::vector<std::string>& argv,
@@ -80,6 +106,16 @@ inline outcome run_in(const std::vector<std::string>& argv,
   const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
   const int code = wait_exit(spawn(argv, dir, out, err, env));
   return {code, slurp(out), slurp(err)};
+}
+
+/// Runs argv in dir with a time limit (see wait_exit_bounded); timed_out set when it was killed.
+inline outcome run_in_bounded(const std::vector<std::string>& argv,
+                              const fs::path& dir,
+                              std::chrono::milliseconds limit,
+                              const env_list& env = {}) {
+  const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const int code = wait_exit_bounded(spawn(argv, dir, out, err, env), limit);
+  return {code, slurp(out), slurp(err), code == -2};
 }
 
 #ifdef DPX_EXE  // defined for the integration tests; other suites use run_in with their own path

@@ -223,18 +223,19 @@ TEST_F(MeanCli, BadInputExitsTwoWithOneLine) {
   };
   // Missing column: names it and lists the columns.
   expect_one_line_error(run(with({"--column", "z", "--delta", "1e-6"}, base)),
-                        {"--column 'z'", "columns: x, y"});
-  // Non-numeric cell: its line (header = line 1).
+                        {"column 'z'", "columns: x, y"});
+  // Non-numeric cell: its data row, line (header = line 1) and column, never the value.
   const auto text = write("t.csv", "x\n1\n2\nabc\n4\n");
-  expect_one_line_error(mean_of(text, {"--epsilon", "1", "--delta", "1e-6", "--tau", "1"}),
-                        {"line 4", "'abc'", "not a number"});
+  const outcome bad = mean_of(text, {"--epsilon", "1", "--delta", "1e-6", "--tau", "1"});
+  expect_one_line_error(bad, {"row 3 (line 4), column 'x'", "not a finite number"});
+  EXPECT_EQ(bad.err.find("abc"), std::string::npos) << bad.err;
   // NaN cell (and inf): not finite, with the line.
   const auto nan = write("n.csv", "x\n1\nnan\n");
   expect_one_line_error(mean_of(nan, {"--epsilon", "1", "--delta", "1e-6", "--tau", "1"}),
-                        {"line 3", "not finite"});
+                        {"line 3", "not a finite number"});
   const auto inf = write("i.csv", "x\n1\n2\n-inf\n");
   expect_one_line_error(mean_of(inf, {"--epsilon", "1", "--delta", "1e-6", "--tau", "1"}),
-                        {"line 4", "not finite"});
+                        {"line 4", "not a finite number"});
   // ε ≤ 0.
   for (const char* e : {"0", "-1"})
     expect_one_line_error(mean_of(good, {"--epsilon", e, "--delta", "1e-6", "--tau", "1"}),

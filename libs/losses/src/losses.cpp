@@ -88,9 +88,10 @@ glm_loss::glm_loss(glm_kind kind, dataset_view data, double parameter)
     if (!zero_one && !pm_one) {
       for (std::size_t i = 0; i < labels_.size(); ++i) {
         if (labels_[i] != 0 && labels_[i] != 1 && labels_[i] != -1) {
+          // The label itself is data (possibly private): named by index, never quoted.
           core::throw_invalid(fn,
                               "y[" + std::to_string(i) + "]",
-                              labels_[i],
+                              "(not a class label)",
                               "labels must be in {0, 1} or {-1, +1}");
         }
       }

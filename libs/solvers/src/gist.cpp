@@ -71,6 +71,14 @@ void build_restricted(const losses::glm_loss& loss,
   if (loss.kind() != losses::glm_kind::least_squares) return;
   const double inv_n = 1.0 / static_cast<double>(n);
   out.gram.assign(w * w, 0.0);
+  out.linear.assign(w, 0.0);
+  double yy = 0;
+  for (double v : data.y) yy += v * v;
+  out.constant = 0.5 * yy * inv_n;
+  // An empty working set (every coordinate at zero, e.g. a large lambda) has no Gram block: BLAS
+  // rejects a leading dimension of 0 (it prints "** On entry to DSYRK parameter number 7 had an
+  // illegal value" on stdout), so skip the calls.
+  if (w == 0) return;
   cblas_dsyrk(CblasRowMajor,
               CblasUpper,
               CblasTrans,
@@ -84,7 +92,6 @@ void build_restricted(const losses::glm_loss& loss,
               static_cast<int>(w));
   for (std::size_t i = 0; i < w; ++i)
     for (std::size_t j = 0; j < i; ++j) out.gram[i * w + j] = out.gram[j * w + i];
-  out.linear.assign(w, 0.0);
   cblas_dgemv(CblasRowMajor,
               CblasTrans,
               static_cast<int>(n),
@@ -97,9 +104,6 @@ void build_restricted(const losses::glm_loss& loss,
               0.0,
               out.linear.data(),
               1);
-  double yy = 0;
-  for (double v : data.y) yy += v * v;
-  out.constant = 0.5 * yy * inv_n;
 }
 
 }  // namespace detail
