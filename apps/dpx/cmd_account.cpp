@@ -24,7 +24,8 @@
 // output's delta is an upper bound at that epsilon. Without --sampling-rate there is no
 // subsampling; with it, each step is Poisson subsampling with rate Q under add/remove
 // neighbours. Every epsilon / delta printed is an upper bound (see docs/accounting.md); +inf
-// is printed as null. zcdp has no subsampling amplification: it is rejected with
+// is printed as "inf" with an epsilon_note. zcdp has no subsampling amplification: it is rejected
+// with
 // --sampling-rate and left out of --method all.
 #include <cmath>
 #include <cstdint>
@@ -151,10 +152,9 @@ dpx::core::event_log read_events(const std::string& path) {
   return log;
 }
 
-/// JSON number or null (+inf / nan: JSON has no infinity).
-nlohmann::ordered_json num(double x) {
-  return std::isfinite(x) ? nlohmann::ordered_json(x) : nlohmann::ordered_json(nullptr);
-}
+/// A JSON number; print_json() turns an epsilon of +inf into the documented "inf" with a note
+/// and refuses any other non-finite value (docs/cli.md, "Input and output rules").
+nlohmann::ordered_json num(double x) { return nlohmann::ordered_json(x); }
 
 /// dpx account --events: heterogeneous composition of a release log by each method.
 int run_events(const account_options& o) {
@@ -234,7 +234,7 @@ int run_events(const account_options& o) {
   } else {
     j["results"] = results;
   }
-  std::cout << j.dump() << "\n";
+  dpx::cli::print_json(j);
   return dpx::cli::exit_ok;
 }
 

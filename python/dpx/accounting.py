@@ -188,18 +188,27 @@ class Accountant:
 class PLDAccountant(Accountant):
     """Pessimistic privacy loss distribution accountant (tight up to discretisation).
 
-    ``discretization``: grid spacing of the privacy loss (nats); ``tail_mass``: truncated mass
-    per tail (moved pessimistically); ``gaussian_fast_path``: compose Gaussian events exactly.
+    ``discretization``: grid spacing of the privacy loss (nats); 0 (default) chooses the grid
+    automatically and refines it until the certified bracket [lower, upper] is narrower than
+    ``epsilon_error`` (relative); ``tail_mass``: truncated mass per tail (moved
+    pessimistically); ``gaussian_fast_path``: compose Gaussian events exactly.
     Unsupported: zCDP, discrete Gaussian, discrete Laplace events.
     """
 
     _kind = "pld"
 
     def __init__(
-        self, discretization: float = 5e-4, tail_mass: float = 1e-15, gaussian_fast_path: bool = True
+        self,
+        discretization: float = 0.0,
+        epsilon_error: float = 1e-3,
+        tail_mass: float = 1e-15,
+        gaussian_fast_path: bool = True,
     ) -> None:
         super().__init__(
-            discretization=discretization, tail_mass=tail_mass, gaussian_fast_path=gaussian_fast_path
+            discretization=discretization,
+            epsilon_error=epsilon_error,
+            tail_mass=tail_mass,
+            gaussian_fast_path=gaussian_fast_path,
         )
 
 

@@ -39,6 +39,7 @@ struct accountant_box {
 
 std::unique_ptr<acc::accountant> make(const std::string& kind,
                                       double discretization,
+                                      double epsilon_error,
                                       double tail_mass,
                                       bool gaussian_fast_path,
                                       std::optional<std::vector<double>> orders,
@@ -46,6 +47,7 @@ std::unique_ptr<acc::accountant> make(const std::string& kind,
   if (kind == "pld") {
     acc::pld_options o;
     o.discretization = discretization;
+    o.epsilon_error = epsilon_error;
     o.tail_mass = tail_mass;
     o.gaussian_fast_path = gaussian_fast_path;
     return std::make_unique<acc::pld_accountant>(o);
@@ -78,24 +80,30 @@ void init_accounting(py::module_& m) {
   py::class_<accountant_box>(m, "Accountant", R"doc(
 An adaptive-composition accountant. All answers are upper bounds on the privacy loss.
 kind: "pld", "rdp", "zcdp", or an approximate-DP rule "basic", "advanced", "kov".)doc")
-      .def(
-          py::init([](const std::string& kind,
-                      double discretization,
-                      double tail_mass,
-                      bool gaussian_fast_path,
-                      std::optional<std::vector<double>> orders,
-                      const std::string& conversion) {
-            auto b = std::make_unique<accountant_box>();
-            b->impl = make(
-                kind, discretization, tail_mass, gaussian_fast_path, std::move(orders), conversion);
-            return b;
-          }),
-          py::arg("kind"),
-          py::arg("discretization") = 5e-4,
-          py::arg("tail_mass") = 1e-15,
-          py::arg("gaussian_fast_path") = true,
-          py::arg("orders") = py::none(),
-          py::arg("conversion") = "")
+      .def(py::init([](const std::string& kind,
+                       double discretization,
+                       double epsilon_error,
+                       double tail_mass,
+                       bool gaussian_fast_path,
+                       std::optional<std::vector<double>> orders,
+                       const std::string& conversion) {
+             auto b = std::make_unique<accountant_box>();
+             b->impl = make(kind,
+                            discretization,
+                            epsilon_error,
+                            tail_mass,
+                            gaussian_fast_path,
+                            std::move(orders),
+                            conversion);
+             return b;
+           }),
+           py::arg("kind"),
+           py::arg("discretization") = 0.0,
+           py::arg("epsilon_error") = 1e-3,
+           py::arg("tail_mass") = 1e-15,
+           py::arg("gaussian_fast_path") = true,
+           py::arg("orders") = py::none(),
+           py::arg("conversion") = "")
       .def_property_readonly(
           "name", [](accountant_box& b) { return b.impl->name(); }, "Method name.")
       .def(
