@@ -115,12 +115,14 @@ TEST_F(Cli, AccountPldBracketDeltaAtEpsilonAndDpSgdShorthand) {
               dpx::accounting::account_gaussian(
                   dpx::accounting::method::rdp, 1.1, 256.0 / 60000.0, 2344, 1e-5),
               1e-12);
-  // issue 17 defect 4: tiny noise answers at once with null (+inf)
+  // issue 17 defect 4: tiny noise answers at once with the documented "inf" (docs/cli.md)
   auto t =
       run("account --mechanism gaussian --noise-multiplier 1e-200 --steps 10 --delta 1e-5 "
           "--method pld");
   ASSERT_EQ(t.status, 0) << t.err;
-  EXPECT_TRUE(nlohmann::json::parse(t.out)["epsilon"].is_null()) << t.out;
+  const auto tj = nlohmann::json::parse(t.out);
+  EXPECT_EQ(tj["epsilon"], "inf") << t.out;
+  EXPECT_TRUE(tj.contains("epsilon_note")) << t.out;
 }
 
 TEST_F(Cli, CalibrateAndCompose) {
