@@ -3,7 +3,7 @@
 //
 // Objective convention: least squares (1/(2n)) ||y - X b - b0||^2; logistic
 // (1/n) sum log(1 + exp(-y_i (x_i^T b + b0))), y in {-1, +1} (0/1 accepted); plus
-// sum_j penalty(b_j; lambda, gamma) (MCP as in shared/spec/istdp.md, SCAD as Fan & Li 2001); the
+// sum_j penalty(b_j; lambda, gamma) (MCP as in docs/theory/istdp.md, SCAD as Fan & Li 2001); the
 // intercept (off by default) is not penalised; no standardisation unless asked.
 #include <charconv>
 #include <cmath>
@@ -363,8 +363,8 @@ int run_fit(const fit_options& o) {
   j["solver"] = o.solver;
   // What the output protects, in words (from the solver). ISTDP as_published spends (epsilon,
   // delta) on its noisy gradient releases only: its BB step and line search read the exact
-  // gradients and objective (spec istdp.md item 1), so the printed epsilon and delta are NOT a
-  // guarantee for the coefficients. Say so in the JSON and on stderr.
+  // gradients and objective (docs/theory/istdp.md, the leak), so the printed epsilon and delta are
+  // NOT a guarantee for the coefficients. Say so in the JSON and on stderr.
   j["guarantee"] = r.guarantee;
   if (!sgd.empty()) j["dp_sgd"] = sgd;
   if (o.solver == "istdp" && o.variant == "as_published")
@@ -407,7 +407,8 @@ const bool registered = dpx::cli::register_command(
           "(istdp/noisy_pgd default 200, dp_sgd 1000); the reported objective is computed from "
           "the data and is NOT private. 'guarantee' says what the output protects: with --solver "
           "istdp --variant as_published it reads 'NOT private' (epsilon and delta then calibrate "
-          "only the gradient releases; seed 002's step selection reads the data) and a warning "
+          "only the gradient releases; Yuan & Peng 2023's step selection reads the data) and a "
+          "warning "
           "goes to stderr. 'seconds' is the solve time only. CSV input: RFC 4180 (docs/cli.md); "
           "only the "
           "target, feature and split columns are read. With a split column (--split-column, "

@@ -1,5 +1,5 @@
-// dpx mean: a differentially private mean of one CSV column (dpx::estimators; spec
-// shared/spec/dependent-data.md; docs/estimators.md).
+// dpx mean: a differentially private mean of one CSV column (dpx::estimators;
+// docs/theory/dependent-data.md; docs/estimators.md).
 //
 //   dpx mean --input FILE.csv --column X --epsilon E --delta D (--tau T | --variance-bound V
 //            [--gamma G]) [--user-column ID [--rows-per-user T]] [--local --bound B] [--seed S]

@@ -8,7 +8,7 @@
 // Every value is an upper bound on epsilon; pld is tight up to discretisation (pessimistic).
 // task = "calibrate": the Gaussian noise multiplier for (epsilon, delta, steps) by method
 //   rdp | pld (pld without subsampling = the exact analytic Gaussian), next to ISTDP's published
-//   Theorem 3.3 calibration (seed 002) for the same (epsilon, delta, T); noise_reduction is
+//   Theorem 3.3 calibration (Yuan & Peng 2023) for the same (epsilon, delta, T); noise_reduction is
 //   sigma_ISTDP / sigma_method, the factor by which tight accounting reduces the noise.
 //
 // Deterministic (no randomness): one replication suffices.

@@ -1,5 +1,5 @@
 // Driver `dd_central_vs_local`: central (S1 Algorithm 4) against local (S1 Algorithm 8) private
-// means (S1 §7.1.4, Fig 4; spec dependent-data.md §5, §9.2 D2).
+// means (S1 §7.1.4, Fig 4; docs/theory/dependent-data.md §5, §9 (design D2)).
 //
 // Data: i.i.d. N(mu, 1), keyed on (n, mu). ε = epsilon (fixed), epsilon/√n, or epsilon·n^{−ω}
 // (power, design D2). Central: (ε, 1/n²)-DP, rule A^{3τ}_τ. Local: ε-LDP two-round protocol,

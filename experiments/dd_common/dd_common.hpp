@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// Helpers shared by the dependent-data experiment drivers (experiments/dd_*; spec
+/// Helpers shared by the dependent-data experiment drivers (experiments/dd_*;
 /// docs/theory/dependent-data.md §8–§9). Header-only; included by each dd_* driver.cpp.
 
 #include <cmath>
@@ -75,12 +75,12 @@ inline double mean_of(std::span<const double> x) {
 }
 
 /// Item-level Gaussian designs of the dependent-data paper's simulations (docs/theory/
-/// dependent-data.md, "Designs") with unit marginal variance, each a registered dpx::data model
-/// (dpx/data/registry.hpp) with one parameter set from the preset's `phi`:
-/// "iid" (iid_gaussian), "ar1" (toeplitz, rho = phi: correlation phi^{|i−j|}, circulant
-/// embedding), "equi" (equicorrelated, correlation = phi), "equi_inv_n" (equicorrelated,
-/// correlation 1/(n−1): λ_max = 2), "fgn" (fgn, hurst = phi). Returns X ~ N(mu 1, Σ) and fills
-/// the two constants of the theory (λ_max, n·Var(X̄)); the marginal ρ_i is 1.
+/// docs/theory/dependent-data.md, "Designs") with unit marginal variance, each a registered
+/// dpx::data model (dpx/data/registry.hpp) with one parameter set from the preset's `phi`: "iid"
+/// (iid_gaussian), "ar1" (toeplitz, rho = phi: correlation phi^{|i−j|}, circulant embedding),
+/// "equi" (equicorrelated, correlation = phi), "equi_inv_n" (equicorrelated, correlation 1/(n−1):
+/// λ_max = 2), "fgn" (fgn, hurst = phi). Returns X ~ N(mu 1, Σ) and fills the two constants of the
+/// theory (λ_max, n·Var(X̄)); the marginal ρ_i is 1.
 struct design_info {
   double lambda_max = 1.0;     ///< ρ_joint = λ_max(Σ)
   double mean_variance = 1.0;  ///< n·Var(X̄) = 1ᵀΣ1/n

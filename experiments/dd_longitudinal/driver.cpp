@@ -1,5 +1,5 @@
 // Driver `dd_longitudinal`: private longitudinal linear regression (S1 Def 5.13, Lemmas
-// 5.14–5.15, Cor 5.16; spec dependent-data.md §4.3, §8 item 3, §9.2 D7).
+// 5.14–5.15, Cor 5.16; docs/theory/dependent-data.md §4.3, §8 item 3, §9 (design D7)).
 //
 // Data (keyed on n, T, phi, covariate_phi): n users, Y_u = X_u β + ε_u with X_u's columns
 // (1, t/T, z_{u,t}), z a unit-variance AR(1) over t (covariate_phi), ε_u a stationary AR(1) over
@@ -11,7 +11,7 @@
 //   "pilot" [R]: τ = sqrt(2 v⋆ ln(2pn/γ)) with v⋆ = max_j Var(β̂_{u,j}) of the chosen per-user
 //                estimator, estimated once from 4000 users simulated from the MODEL with a fixed
 //                stream (base seed, model key; replication 0, purpose aux) — the Gaussian
-//                "sharper" radius of spec §4.1 transposed to β̂_u;
+//                "sharper" radius of docs/theory/dependent-data.md §4.1 transposed to β̂_u;
 //   "lemma_5_15": τ = sqrt(2 (θ_hi/θ_lo²) σ² ln(2pn/γ)/T) [V] with σ² = λ_max(Σ_u) and θ the
 //                extreme eigenvalues of the POPULATION design moment E X_uᵀX_u/T (z's Gram → 1).
 //

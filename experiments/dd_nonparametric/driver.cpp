@@ -1,12 +1,13 @@
 // Driver `dd_nonparametric`: private Priestley–Chao regression at a point (S1 Def 4.7–4.8,
-// Lemma 4.9, Cor 4.11; spec dependent-data.md §4.4, §9.2 D8).
+// Lemma 4.9, Cor 4.11; docs/theory/dependent-data.md §4.4, §9 (design D8)).
 //
 // Data (keyed on n, phi, function, amplitude): fixed design x_i = i/n, Y_i = f(x_i) + ε_i,
 // ε a stationary AR(1) with unit marginal variance and coefficient phi (dpx::data::nonparametric).
 // Estimator: priestley_chao at the single point x0 with the whole (ε, δ = 1/n²), Gaussian kernel,
 // bandwidth b of Cor 4.11 with unit constants, b = (σ_max²/n)^{1/3} ∨ (σ_max/(nε))^{1/2}, and
 // the radius τ of Lemma 4.9 (as printed). PUBLIC constants: L_f and ‖f‖_∞ of the test function and
-// σ_max² = (1 + |φ|)/(1 − |φ|), the spectral bound on λ_max(Σ_n) (spec §8) — never the data.
+// σ_max² = (1 + |φ|)/(1 − |φ|), the spectral bound on λ_max(Σ_n) (docs/theory/dependent-data.md §8)
+// — never the data.
 //
 // Metrics:
 //   sq_err               (A − f(x0))², the private estimator's squared error;

@@ -1,5 +1,6 @@
-// Driver `dd_privacy_cost`: the cost of privacy at small n (S1 §7.1.1, Fig 1; spec
-// dependent-data.md §9.1 row 1, §9.2 D1/D4), also used by `dd_dependence_cost` (design, phi).
+// Driver `dd_privacy_cost`: the cost of privacy at small n (S1 §7.1.1, Fig 1;
+// docs/theory/dependent-data.md §9 row 1, §9 (design D1)/D4), also used by `dd_dependence_cost`
+// (design, phi).
 //
 // Data: X ~ N(mu 1, Σ), unit marginal variance: design "iid" (Σ = I), "ar1" (Toeplitz
 // phi^{|i−j|}), "equi" (correlation phi), "equi_inv_n" (c = 1/(n−1)), "fgn" (Hurst phi).

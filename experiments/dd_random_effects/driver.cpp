@@ -1,5 +1,5 @@
 // Driver `dd_random_effects`: the random-effects location model (S1 Def 5.8, Lemma 5.9,
-// Cor 5.10, Ex 5.12; spec dependent-data.md §4.2, §9.2 D6 "random effects").
+// Cor 5.10, Ex 5.12; docs/theory/dependent-data.md §4.2, §9 (design D6) "random effects").
 //
 // Data (keyed on n, T, phi, sigma_u, grouping, group_size, mu): Y_{g,u,t} = μ + U_g + ε_{u,t},
 // U_g ~ N(0, σ_U²) once per group, ε_u a stationary AR(1) over t (unit marginal variance,
@@ -8,8 +8,8 @@
 // two groups of n/2 users (n_{g⋆} = n/2: the MSE plateaus at σ_U²/2, Ex 5.12).
 // Estimator: random_effects_mean (Algorithm 4 on the user averages μ̂_u), (ε, δ = 1/n²)-uDP.
 // Radius (public, from the model, never the data): "mean_variance" τ = sqrt(2 Var(μ̂_u) ln(2n/γ)),
-// Var(μ̂_u) = σ_U² + 1ᵀΣ_u1/T² (tau_random_effects, spec §4.1/§4.2 [R]); "lsi" τ = sqrt(2 ρ⋆
-// ln(2n/γ)/T) with ρ⋆ = λ_max(σ_U² 11ᵀ + Σ_u) (S1 Lemma 5.2, Rem 5.3).
+// Var(μ̂_u) = σ_U² + 1ᵀΣ_u1/T² (tau_random_effects, docs/theory/dependent-data.md §4.1/§4.2 [R]);
+// "lsi" τ = sqrt(2 ρ⋆ ln(2n/γ)/T) with ρ⋆ = λ_max(σ_U² 11ᵀ + Σ_u) (S1 Lemma 5.2, Rem 5.3).
 //
 // Metrics: sq_err (A − μ)²; sq_err_mean (grand mean − μ)²; oracle_mse = Var(grand mean) + 2b²
 // (exact when nothing is clipped: Var(grand mean) = [σ_U² Σ_g n_g² T² + n 1ᵀΣ_u1]/(nT)²);

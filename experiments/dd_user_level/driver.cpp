@@ -1,5 +1,6 @@
-// Driver `dd_user_level`: user-level mean (S1 §5.1, §7.2 Fig 6; spec dependent-data.md §4.1,
-// §9.2 D6) and the random-effects location model (S1 Def 5.8, Cor 5.10; spec §4.2).
+// Driver `dd_user_level`: user-level mean (S1 §5.1, §7.2 Fig 6; docs/theory/dependent-data.md §4.1,
+// §9 (design D6)) and the random-effects location model (S1 Def 5.8, Cor 5.10;
+// docs/theory/dependent-data.md §4.2).
 //
 // Data (keyed on n, T, phi, sigma_u, groups, mu): n users × T times; user u's T-vector is
 // mu + U_{g(u)} + ε_u, ε_u a stationary AR(1) with unit marginal variance and coefficient phi

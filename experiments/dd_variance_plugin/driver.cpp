@@ -1,5 +1,5 @@
-// Driver `dd_variance_plugin`: plug-in variance estimation (S1 Appendix G, §7.1.5 Fig 5; spec
-// dependent-data.md §6, §9.2 D9).
+// Driver `dd_variance_plugin`: plug-in variance estimation (S1 Appendix G, §7.1.5 Fig 5;
+// docs/theory/dependent-data.md §6, §9 (design D9)).
 //
 // Data: X ~ N(mu 1, Σ), unit marginal variance, design iid / equi (c = phi) / ar1 (phi); keyed on
 // (n, design, phi, mu). Methods: "known" — Algorithm 4 with the true marginal variance 1;

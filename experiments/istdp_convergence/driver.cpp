@@ -1,7 +1,7 @@
-// Driver `istdp_convergence`: ISTDP (seed 002, Yuan & Peng 2023, Algorithm 1 as published) on
+// Driver `istdp_convergence`: ISTDP (Yuan & Peng 2023, Algorithm 1 as published) on
 // sparse least squares with the MCP penalty — optimality gap against the iteration count T for
 // several fixed noise levels sigma, beside Theorem 3.4's bound, and line-search trials against
-// Lemma 3.2's bound (spec shared/spec/istdp.md).
+// Lemma 3.2's bound (docs/theory/istdp.md).
 //
 // Data (keyed on n, d, k, rho, seed-independent of sigma and T): rows x_i ~ N(0, Toeplitz rho),
 // scaled onto the unit ball (||x_i|| <= 1, so L_s <= 1), k-sparse truth beta (+-1), y = X beta +

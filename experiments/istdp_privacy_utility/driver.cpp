@@ -1,5 +1,5 @@
-// Driver `istdp_privacy_utility`: privacy-utility trade-off of ISTDP (seed 002, Yuan & Peng 2023;
-// spec shared/spec/istdp.md) against the other private sparse solvers and nonprivate GIST, on the
+// Driver `istdp_privacy_utility`: privacy-utility trade-off of ISTDP (Yuan & Peng 2023;
+// docs/theory/istdp.md) against the other private sparse solvers and nonprivate GIST, on the
 // sparse linear and logistic designs of dpx::data (erm.hpp).
 //
 // Data (keyed on design, n, n_test, d, k, rho, signal, noise_sd): rows N(0, Toeplitz rho) scaled
@@ -17,8 +17,9 @@
 // and q n for DP-SGD (expected_batch_size). On the design's own data these equal the plain means,
 // bit for bit.
 //   istdp_published_paper   ISTDP as published (Algorithm 1: exact-gradient BB step and exact-
-//                           objective line search; NOT private beyond the gradient releases, spec
-//                           item 1), Theorem 3.3 calibration (advanced composition)
+//                           objective line search; NOT private beyond the gradient releases:
+//                           docs/theory/istdp.md, the leak), Theorem 3.3 calibration (advanced
+//                           composition)
 //   istdp_published_tight   the same, tight calibration (exact Gaussian composition)
 //   istdp_strict_paper      ISTDP strict (private by construction), Theorem 3.3 calibration
 //   istdp_strict_tight      ISTDP strict, tight calibration

@@ -1,5 +1,5 @@
-// Driver `noisy_pgd_rates`: the five log-log slopes of shared/spec/noisy-pgd.md ("Rates the
-// experiments must show") for PGD and noisy PGD (seed 001; dpx::solvers::pgd).
+// Driver `noisy_pgd_rates`: the five log-log slopes of docs/theory/noisy-pgd.md ("Rates the
+// experiments must show") for PGD and noisy PGD (the PGD lecture notes [NPGD]; dpx::solvers::pgd).
 //
 // Data (keyed on n, d, margin): y_i = +-1 with probability 1/2 and
 //   x_i = y_i a e_1 + sqrt(1 - a^2) u_i,  u_i uniform on the unit sphere of span(e_2 .. e_d),
@@ -25,8 +25,8 @@
 //   T = round(c eps^2 n^2 / (d^p ln(1/delta))), p = 2 (per-coordinate Laplace), p = 1 (L2 Laplace,
 //   Gaussian), c = `t_scale` (a constant: it does not change any slope), and eta = R / (G sqrt T).
 // Noise: dpx::solvers::pgd with clip G = 1, replace-one: `laplace_per_coordinate` (DRV advanced
-// composition over T d releases, the lecture's accounting), `laplace_l2` (L2-calibrated Laplace,
-// DRV split over T), `gaussian` (tight), `none`.
+// composition over T d releases, the PGD lecture notes' [NPGD] accounting), `laplace_l2`
+// (L2-calibrated Laplace, DRV split over T), `gaussian` (tight), `none`.
 //
 // Metrics:
 //   excess      L(w_avg) - L*
@@ -272,7 +272,8 @@ harness::driver make_driver() {
   harness::driver d;
   d.name = "noisy_pgd_rates";
   d.version = "5";
-  d.description = "PGD / noisy PGD (seed 001): excess risk against T, n, d, epsilon";
+  d.description =
+      "PGD / noisy PGD (the PGD lecture notes [NPGD]): excess risk against T, n, d, epsilon";
   d.params = {
       {"sweep",
        "label of the sweep a cell belongs to (T, n, d_coord, d_l2, epsilon)",

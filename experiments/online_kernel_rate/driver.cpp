@@ -1,5 +1,5 @@
-// Driver `online_kernel_rate`: DP online kernel regression (seed 004, Nie & Wang 2017; spec
-// shared/spec/online-kernel.md) — error against the number of steps t.
+// Driver `online_kernel_rate`: DP online kernel regression (Nie & Wang 2017;
+// docs/theory/online-kernel.md) — error against the number of steps t.
 //
 // Target f_rho = sum_j b_j K(c_j, .) (Gaussian kernel, bandwidth h, 5 fixed centres on [0, 1]), so
 // ||f_t - f_rho||_K is computed exactly from the two expansions. x ~ U[0, 1], y = f_rho(x) + U(-a,
@@ -173,7 +173,8 @@ harness::driver make_driver() {
   d.name = "online_kernel_rate";
   d.version = "4";
   d.description =
-      "DP online kernel regression (seed 004): RKHS and L2 error against t, per-query Laplace";
+      "DP online kernel regression (Nie & Wang 2017): RKHS and L2 error against t, per-query "
+      "Laplace";
   d.params = {
       {"t", "number of online steps (>= 1)", std::nullopt, harness::integer_at_least(1)},
       {"theta", "step exponent in (1/2, 1)", std::nullopt},

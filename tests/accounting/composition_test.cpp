@@ -33,7 +33,7 @@ TEST(BasicComposition, ClosedFormAndInverse) {
 }
 
 TEST(AdvancedComposition, ClosedForm) {
-  // Dwork, Rothblum & Vadhan 2010 Thm III.3 / seed 002 Lemma 3.1, by hand:
+  // Dwork, Rothblum & Vadhan 2010 Thm III.3 / Yuan & Peng 2023 Lemma 3.1, by hand:
   const double e0 = 0.01, k = 1000, ds = 1e-5;
   const double want = std::sqrt(2 * k * std::log(1 / ds)) * e0 + k * e0 * (std::exp(e0) - 1);
   auto r = acc::advanced_composition(e0, 1e-8, 1000, ds);

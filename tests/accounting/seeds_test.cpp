@@ -1,8 +1,10 @@
 // Properties checked (the seeds' calibrations, dpx/accounting/seeds.hpp):
-// - ISTDP Thm 3.3 (seed 002; shared/spec/istdp.md): eps_k, delta_k, sigma equal the formulas
+// - ISTDP Thm 3.3 (Yuan & Peng 2023; docs/theory/istdp.md): eps_k, delta_k, sigma equal the
+// formulas
 //   by hand, and T-fold advanced composition (slack delta/2) of the per-step
 //   (eps_k, delta_k) classical Gaussians is <= (eps, delta).
-// - Noisy-PGD Laplace scale (seed 001; shared/spec/noisy-pgd.md): b = Delta / eps0 with eps0
+// - Noisy-PGD Laplace scale (the PGD lecture notes [NPGD]; docs/theory/noisy-pgd.md): b = Delta /
+// eps0 with eps0
 //   from each rule; the rules order basic >= advanced and kov_optimal <= kov bound; re-composing
 //   eps0 under the rule gives <= eps.
 // - L2-calibrated Laplace solves Delta^2/(2b^2) + (Delta/b) sqrt(2 log(1/delta)) = eps.

@@ -1,4 +1,4 @@
-// Statistical checks of the central estimators at fixed seeds (spec dependent-data.md §11):
+// Statistical checks of the central estimators at fixed seeds (docs/theory/dependent-data.md §11):
 //  * accuracy within the spec's high-probability bounds: |m̂ − μ| ≤ 2τ [V Lemma 3.4] in every
 //    replication, and |estimate − X̄| ≤ b ln(1/α) (α = 1e-3) in all but a few;
 //  * on the no-clipping event estimate − X̄ is Laplace(4κ/(nε)): mean of squares 2b² (power:

@@ -1,4 +1,4 @@
-// Exact (deterministic) checks of the central item-level estimators (spec dependent-data.md
+// Exact (deterministic) checks of the central item-level estimators (docs/theory/dependent-data.md
 // §3, §7, §11 "Deterministic"):
 //  * bin-index mapping at bin edges: bins (2τk − τ, 2τk + τ] are half-open on the left;
 //    huge values are clamped, not undefined;

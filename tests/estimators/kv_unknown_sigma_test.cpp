@@ -1,5 +1,5 @@
-// Exact and fixed-seed checks of the Karwa–Vadhan baseline with unknown σ (spec
-// dependent-data.md §7, KV Alg 2 + Alg 1 + Alg 4; kv_mean_unknown_sigma):
+// Exact and fixed-seed checks of the Karwa–Vadhan baseline with unknown σ (
+// docs/theory/dependent-data.md §7, KV Alg 2 + Alg 1 + Alg 4; kv_mean_unknown_sigma):
 //  * the dyadic bin index is ⌊log₂ d⌋ exactly (powers of two open their bin, the value just
 //    below stays in the previous one), zero/subnormals share the bottom bin, +inf the top bin —
 //    checked against brute-force doubling;

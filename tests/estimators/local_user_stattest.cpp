@@ -1,5 +1,5 @@
-// Statistical checks of the local and user-level estimators at fixed seeds (spec
-// dependent-data.md §4.1, §5, §11):
+// Statistical checks of the local and user-level estimators at fixed seeds (
+// docs/theory/dependent-data.md §4.1, §5, §11):
 //  * local Algorithm 8: the midpoint lands within 2τ of μ (Lemma F.1) in every replication at a
 //    comfortable n tanh²(ε/4), and E(A − X̄)² equals 2b²/n, b = 12τ/ε (the average of n
 //    independent Laplace(b) values; power: a ±10% scale error moves the mean square by ≥ 6 se);

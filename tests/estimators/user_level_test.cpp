@@ -1,4 +1,4 @@
-// Exact checks of the user-level, nonparametric and local estimators (spec dependent-data.md
+// Exact checks of the user-level, nonparametric and local estimators (docs/theory/dependent-data.md
 // §4, §5):
 //  * user averages (rectangular and ragged panels) equal brute-force means;
 //  * user_mean is Algorithm 5 on the user averages with the same draws, privacy unit = user;

@@ -1,4 +1,4 @@
-// Exact checks of the plug-in variance estimators (spec dependent-data.md §6):
+// Exact checks of the plug-in variance estimators (docs/theory/dependent-data.md §6):
 //  * N_iter = ⌈log₂(σ_max²/σ_min²)⌉ and the per-release budget: basic ε/(2N_iter) when it beats
 //    advanced ε/sqrt(16 N_iter ln(1/ρ_c)), advanced otherwise; the ledger never exceeds 2N_iter
 //    releases and its ε sum never exceeds the total (basic);

@@ -1,5 +1,6 @@
 // Properties checked (deterministic parts of the histograms, selection and estimators):
-//  * bin_grid index at bin edges: bins are (c - w/2, c + w/2] (spec §3.2, §11).
+//  * bin_grid index at bin edges: bins are (c - w/2, c + w/2] (docs/theory/dependent-data.md §3.2,
+//  §11).
 //  * count_bins: the dense path and the sort path (far-apart keys) agree with a brute-force
 //    count; only occupied bins appear (sorted), so zero-count bins are never noised.
 //  * threshold = 2 ln(2/delta)/(eps n) + 1/n; the release never contains a value below it and

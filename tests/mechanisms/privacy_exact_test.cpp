@@ -6,7 +6,8 @@
 //    P(y|x)/P(y|x') <= e^epsilon, using the probabilities actually run (T / 2^64).
 //  * Local RR histogram: for N = 4 bins, over all 2^N reports and all pairs of inputs
 //    (including "outside every bin"), report probability ratios <= e^epsilon; sums to 1.
-//  * Stable histogram (spec §3.1, Lemma C.1), the three replace-one neighbour cases:
+//  * Stable histogram (docs/theory/dependent-data.md §3.1, Lemma C.1), the three replace-one
+//  neighbour cases:
 //    (1) both records in the same bin: identical counts, identical output (same seed);
 //    (2) two occupied bins change by one count: per-bin pointwise ratio of the thresholded
 //        Laplace law (density and point mass at 0, Boost.Math laplace CDF) <= e^(eps/2), so
@@ -101,7 +102,7 @@ TEST(PrivacyExact, LocalHistogramReportRatios) {
     }
     EXPECT_LE(worst, std::exp(eps) * (1.0 + 1e-12)) << eps;
     EXPECT_GT(worst, std::exp(eps) * (1.0 - 1e-9));
-    // 2 pi - 1 = tanh(eps / 4) (spec §5.1).
+    // 2 pi - 1 = tanh(eps / 4) (docs/theory/dependent-data.md §5.1).
     EXPECT_NEAR(2.0 * lh.keep_probability() - 1.0, std::tanh(eps / 4.0), 1e-15);
   }
 }

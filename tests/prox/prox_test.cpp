@@ -4,7 +4,7 @@
 //    equal to and above the concavity (nonconvex cases included): the objective at dpx's answer
 //    is never worse than the grid minimum (up to grid resolution) and the answers agree.
 //  * MCP with step >= gamma hard-thresholds at lambda sqrt(s gamma) (not at s lambda, the bug in
-//    several ports); seed 002's closed form differs from the true prox when s != 1.
+//    several ports); Yuan & Peng 2023's closed form differs from the true prox when s != 1.
 //  * Moreau identity v = prox_f(v) + prox_{f*}(v) for L1 (f* = indicator of the l_inf ball) and
 //    for the L2 ball (f* = r||.||_2, block soft thresholding).
 //  * Subgradient optimality of the L1 and elastic-net prox.

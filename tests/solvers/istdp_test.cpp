@@ -1,5 +1,5 @@
 // Properties checked (dpx::solvers::istdp):
-//  * as_published reproduces seed 002's Algorithm 1 step by step on a 2-D problem
+//  * as_published reproduces Yuan & Peng 2023's Algorithm 1 step by step on a 2-D problem
 //    (L = (t0 - 2)^2/2 + 5 (t1 - 1)^2 from a 2-row design, L1 penalty), against a transcription of
 //    the algorithm written here with explicit scalar formulas: BB step s^T s / s^T y from the exact
 //    gradients, backtracking alpha <- eta alpha on the published test F(th) - F(th_hat) >=

@@ -712,7 +712,7 @@ named_audit_result audit_solver(const solver_audit_spec& spec,
   std::string guarantee =
       spec.solver == "istdp_as_published"
           ? eps_words(claimed, spec.delta) +
-                " CLAIMED by the paper (Thm. 3.3); spec istdp.md item 1: not private"
+                " CLAIMED by the paper (Thm. 3.3); docs/theory/istdp.md, the leak: not private"
       : spec.solver == "dp_sgd"
           ? eps_words(claimed, spec.delta) + " (RDP accountant, add/remove)"
           : eps_words(claimed, spec.delta) + " (tight Gaussian calibration, replace-one)";

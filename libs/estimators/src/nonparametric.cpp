@@ -41,7 +41,7 @@ double priestley_chao_tau(const priestley_chao_options& o, std::size_t n) {
   if (o.radius == pc_radius::safe)
     return fs * (1.0 + k.sup / b) + std::sqrt(s2) * k.sup * std::sqrt(2.0 * l) / b;
   // Lemma 4.9 as printed (the ‖K‖_∞ inside the root is not squared; with ‖K‖_∞ < 1 the printed
-  // value is the larger, hence safe, one: spec §10.6).
+  // value is the larger, hence safe, one: docs/theory/dependent-data.md §10 item 6).
   return b * (lf * k.mu1 + fs) +
          (lf * k.sup + fs * k.lipschitz + std::sqrt(2.0 * s2 * k.sup * l)) / b;
 }

@@ -37,7 +37,7 @@ double stable_histogram::threshold(std::size_t n) const {
   const double dn = static_cast<double>(n);
   if (noise_ == histogram_noise::discrete_laplace)
     return static_cast<double>(count_threshold()) / dn;
-  // Spec §3.1 step 3 (decision §10.2: ln(2/delta)).
+  // Spec §3.1 step 3 (decision §10 item 2: ln(2/delta)).
   return 2.0 / (epsilon_ * dn) * std::log(2.0 / delta_) + 1.0 / dn;
 }
 
@@ -65,7 +65,8 @@ void stable_histogram::bin_indices(std::span<const double> x,
   // record lands in an extreme bin like any other. (An exception here would be a release-or-
   // error switch controlled by one record, and its message would quote that record.)
   for (std::size_t i = 0; i < x.size(); ++i) {
-    const double c = bin_grid::index_of_t((x[i] - o) / w);  // spec §3.2 bin index
+    const double c =
+        bin_grid::index_of_t((x[i] - o) / w);  // docs/theory/dependent-data.md §3.2 bin index
     keys[i] = static_cast<std::int64_t>(std::clamp(c, -0x1p62, 0x1p62));
   }
 }

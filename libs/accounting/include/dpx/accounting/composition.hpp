@@ -26,7 +26,7 @@ epsilon_delta basic_per_step(double epsilon, double delta, std::int64_t k);
 // ---- advanced composition [Dwork, Rothblum & Vadhan 2010, Thm III.3; Dwork & Roth Thm 3.20] --
 
 /// (sqrt(2k ln(1/delta_slack)) eps0 + k eps0 (e^eps0 - 1), k delta0 + delta_slack)
-/// (the form used in seed 002, Lemma 3.1). delta_slack in (0, 1).
+/// (the form used in Yuan & Peng 2023, Lemma 3.1). delta_slack in (0, 1).
 epsilon_delta advanced_composition(double epsilon0,
                                    double delta0,
                                    std::int64_t k,

@@ -8,7 +8,7 @@
 
 namespace dpx::accounting {
 
-/// ISTDP Theorem 3.3 (seed 002, Yuan & Peng 2023; shared/spec/istdp.md), as published.
+/// ISTDP Theorem 3.3 (Yuan & Peng 2023; docs/theory/istdp.md), as published.
 struct istdp_calibration {
   double epsilon_step = 0;      ///< eps_k = min{eps / (2 sqrt(2T log(2/delta))), sqrt(eps/T) / 2}
   double delta_step = 0;        ///< delta_k = delta / (2T)
@@ -31,7 +31,7 @@ istdp_calibration istdp_theorem_3_3(double epsilon,
                                     double sensitivity);
 
 /// Composition rule used to split a budget over the T*d coordinate releases of noisy PGD with
-/// per-coordinate Laplace noise (seed 001; shared/spec/noisy-pgd.md).
+/// per-coordinate Laplace noise (the PGD lecture notes [NPGD]; docs/theory/noisy-pgd.md).
 enum class laplace_rule {
   basic,        ///< eps0 = eps / k (pure DP, delta unused)
   advanced,     ///< DRV with delta0 = 0, slack delta: sqrt(2k ln(1/delta)) eps0 + k eps0(e^eps0-1)
@@ -52,8 +52,8 @@ struct noisy_pgd_laplace_calibration {
 };
 
 /// Per-coordinate Laplace scale for noisy PGD: k = iterations * dimension adaptive releases,
-/// each coordinate of sensitivity `sensitivity` (2G/n replace-one in the lecture), total
-/// (epsilon, delta)-DP under `rule`. delta is ignored by `basic` (pure DP).
+/// each coordinate of sensitivity `sensitivity` (2G/n replace-one in the PGD lecture notes [NPGD]),
+/// total (epsilon, delta)-DP under `rule`. delta is ignored by `basic` (pure DP).
 noisy_pgd_laplace_calibration noisy_pgd_laplace_scale(double epsilon,
                                                       double delta,
                                                       std::int64_t iterations,
@@ -61,12 +61,12 @@ noisy_pgd_laplace_calibration noisy_pgd_laplace_scale(double epsilon,
                                                       double sensitivity,
                                                       laplace_rule rule);
 
-/// L2-calibrated Laplace (seed 001, Theorem 3, rigorous form): adding Lap(b) to each
-/// coordinate of a vector query of L2 sensitivity Delta is (epsilon, delta)-DP when
-/// Delta^2/(2 b^2) + (Delta/b) sqrt(2 log(1/delta)) <= epsilon, by Kairouz-Oh-Viswanath 2015
-/// Thm 3.5 over the coordinates (eps_i = |a_i|/b, sum a_i^2 <= Delta^2) with
-/// eps_i (e^eps_i - 1)/(e^eps_i + 1) <= eps_i^2 / 2. Returns the smallest such b:
-/// b = Delta / x, x = 2 eps / (sqrt(2L) + sqrt(2L + 2 eps)), L = log(1/delta).
+/// L2-calibrated Laplace (the PGD lecture notes [NPGD], Theorem 3, rigorous form): adding Lap(b) to
+/// each coordinate of a vector query of L2 sensitivity Delta is (epsilon, delta)-DP when Delta^2/(2
+/// b^2) + (Delta/b) sqrt(2 log(1/delta)) <= epsilon, by Kairouz-Oh-Viswanath 2015 Thm 3.5 over the
+/// coordinates (eps_i = |a_i|/b, sum a_i^2 <= Delta^2) with eps_i (e^eps_i - 1)/(e^eps_i + 1) <=
+/// eps_i^2 / 2. Returns the smallest such b: b = Delta / x, x = 2 eps / (sqrt(2L) + sqrt(2L + 2
+/// eps)), L = log(1/delta).
 double l2_laplace_scale(double epsilon, double delta, double l2_sensitivity);
 
 }  // namespace dpx::accounting

@@ -151,7 +151,7 @@ std::vector<std::string> solver_names();
 sample_pair solver_pair(const solver_audit_spec& spec, std::size_t trials, rng::philox4x32& g);
 
 /// Claimed epsilon at spec.delta: the calibration target for ISTDP (both variants: the
-/// published variant CLAIMS it, spec istdp.md item 1) and noisy PGD; for DP-SGD the RDP
+/// published variant CLAIMS it, docs/theory/istdp.md, the leak) and noisy PGD; for DP-SGD the RDP
 /// accountant's epsilon of its subsampled-Gaussian events.
 double solver_claimed_epsilon(const solver_audit_spec& spec);
 

@@ -1,23 +1,26 @@
 #pragma once
 /// \file
 /// Central-model, item-level estimators of S1 (Roth & Avella-Medina 2025) §3–§4 and the
-/// Karwa–Vadhan baseline (spec dependent-data.md §3, §7):
+/// Karwa–Vadhan baseline (docs/theory/dependent-data.md §3, §7):
 ///   * projection_interval — S1 Algorithm 3 (stable histogram, Algorithm 2, then argmax);
 ///   * winsorized_mean     — S1 Algorithm 4 (incl. the sharper τ + 2τ′ variant via interval_rule);
-///   * winsorized_mean_hd  — S1 Algorithm 5 (basic or advanced composition, spec §3.4);
+///   * winsorized_mean_hd  — S1 Algorithm 5 (basic or advanced composition,
+///   docs/theory/dependent-data.md §3.4);
 ///   * sample_split_mean   — S1 eq. (1) / Thm 4.3 (optionally with parallel composition, §3.5);
-///   * kv_mean             — Karwa–Vadhan (2018) Alg 1 + Alg 4 with known σ (spec §7);
+///   * kv_mean             — Karwa–Vadhan (2018) Alg 1 + Alg 4 with known σ
+///   (docs/theory/dependent-data.md §7);
 ///   * kv_mean_unknown_sigma — Karwa–Vadhan Alg 2 (private σ range from pair differences) +
-///                           Alg 1 + Alg 4 with σ unknown (spec §7).
+///                           Alg 1 + Alg 4 with σ unknown (docs/theory/dependent-data.md §7).
 ///
 /// Neighbouring relation: replace-one (S1 Def 2.1), a record = one row (item level). n is public.
 /// Every estimator is (ε, δ)-DP FOR EVERY INPUT: the bins, the radius κ and τ are public and
 /// fixed before seeing the data; the model constants only affect accuracy.
 ///
 /// Stable histogram: mechanisms::stable_histogram (S1 Algorithm 2 [V]): occupied bins only get
-/// p̂_k + Lap(2/(ε_h n)); a bin is released iff that is ≥ 2 ln(2/δ)/(ε_h n) + 1/n (spec §10.2:
-/// ln(2/δ)); empty bins output exactly 0 with no draw. Privacy [V Lemma C.1]: (ε_h, δ). The bin
-/// keys are computed here (detail::bin_index, clamped to ±2^53 so any finite input is accepted).
+/// p̂_k + Lap(2/(ε_h n)); a bin is released iff that is ≥ 2 ln(2/δ)/(ε_h n) + 1/n
+/// (docs/theory/dependent-data.md §10 item 2: ln(2/δ)); empty bins output exactly 0 with no draw.
+/// Privacy [V Lemma C.1]: (ε_h, δ). The bin keys are computed here (detail::bin_index, clamped to
+/// ±2^53 so any finite input is accepted).
 ///
 /// NOISE DRAW ORDER (documented so that tests can recompute the draws from the same stream):
 /// one rng::uniform_open01 per occupied bin in increasing bin index (mechanisms::laplace of
@@ -103,25 +106,28 @@ struct winsorized_mean_hd_options {
   double epsilon = 0.5;  ///< total ε > 0 (advanced composition needs ε < 1)
   double delta = 1e-6;   ///< δ ∈ (0, 1), δ/d per coordinate
   interval_rule rule;    ///< the same public rule for every coordinate
-  /// ρ_c ∈ (0, 1), the advanced-composition slack; 0 means ρ_c = δ (S1 Cor D.7, spec §9.2).
+  /// ρ_c ∈ (0, 1), the advanced-composition slack; 0 means ρ_c = δ (S1 Cor D.7,
+  /// docs/theory/dependent-data.md §3.4).
   double composition_slack = 0.0;
-  composition_choice choice = composition_choice::automatic;  ///< spec §3.4 [R]
+  composition_choice choice =
+      composition_choice::automatic;  ///< docs/theory/dependent-data.md §3.4 [R]
   void validate(const char* function = "winsorized_mean_hd") const;
   /// ρ_c actually used.
   double slack() const noexcept { return composition_slack > 0.0 ? composition_slack : delta; }
 };
 
-/// Options of sample_split_mean (S1 eq. (1), Thm 4.3; spec §3.5).
+/// Options of sample_split_mean (S1 eq. (1), Thm 4.3; docs/theory/dependent-data.md §3.5).
 struct sample_split_options {
   winsorized_mean_hd_options base;  ///< ε, δ, rule (paper: τ² ≍ ρ ln(4n)), composition
   /// false: the paper's version, ε′/2 on the first half's histogram and ε′/2 on the second
-  /// half's mean (spec §3.5 [V]). true: parallel composition [R] — the halves are disjoint, so
-  /// each gets the full per-coordinate ε′ and the total is unchanged.
+  /// half's mean (docs/theory/dependent-data.md §3.5 [V]). true: parallel composition [R] — the
+  /// halves are disjoint, so each gets the full per-coordinate ε′ and the total is unchanged.
   bool parallel = false;
   void validate() const { base.validate("sample_split_mean"); }
 };
 
-/// Options of kv_mean (Karwa & Vadhan 2018, Alg 1 + Alg 4, known σ; spec §7 [KV-impl]).
+/// Options of kv_mean (Karwa & Vadhan 2018, Alg 1 + Alg 4, known σ; docs/theory/dependent-data.md
+/// §7 [KV-impl]).
 struct kv_mean_options {
   double epsilon = 1.0;  ///< total ε > 0: ε/2 range (histogram), ε/2 mean [KV-impl, equal split]
   double delta = 1e-6;   ///< δ ∈ (0, 1) for the stable histogram (replaces the bound R on |μ|)
@@ -132,15 +138,17 @@ struct kv_mean_options {
 };
 
 /// Result of kv_mean: the mean plus KV's confidence interval
-/// estimate ± (σ z_{1−α₀/2}/√n + b ln(1/α₁)), b the Laplace scale (spec §7, KV Alg 4).
+/// estimate ± (σ z_{1−α₀/2}/√n + b ln(1/α₁)), b the Laplace scale (docs/theory/dependent-data.md
+/// §7, KV Alg 4).
 struct kv_result {
   mean_result mean;     ///< the private mean (range, diagnostics, privacy)
   interval confidence;  ///< the (1 − α) confidence interval for μ (i.i.d. N(μ, σ²) data)
 };
 
 /// Options of kv_mean_unknown_sigma (Karwa & Vadhan 2018, Alg 2 + Alg 1 + Alg 4 with σ unknown;
-/// spec §7 [KV-impl]). Budget [KV-impl, equal split over the private steps]: ε/3 for the σ
-/// histogram, ε/3 for the range histogram, ε/3 for the mean; δ/2 for each histogram.
+/// docs/theory/dependent-data.md §7 [KV-impl]). Budget [KV-impl, equal split over the private
+/// steps]: ε/3 for the σ histogram, ε/3 for the range histogram, ε/3 for the mean; δ/2 for each
+/// histogram.
 struct kv_unknown_sigma_options {
   double epsilon = 1.0;  ///< total ε > 0 (ε/3 per step)
   double delta =
@@ -361,9 +369,9 @@ mean_result winsorized_mean(std::span<const double> x, const winsorized_mean_opt
 
 /// S1 Algorithm 5 (WinsorizedMeanHD) on the n×d row-major matrix x: Algorithm 4 on every
 /// column at (ε′, δ′) from split_budget (d = 1: Algorithm 4 itself; basic (ε/d, δ/d) or advanced
-/// (ε/sqrt(8 d ln(1/ρ_c)), δ/d), whichever gives the larger ε′ unless forced; spec §3.4).
-/// Clipping is to an L∞ box. Privacy: (ε, δ) (basic) or (ε, δ + ρ_c) (advanced), item level
-/// (a record is a row). Utility [V Thm 4.2].
+/// (ε/sqrt(8 d ln(1/ρ_c)), δ/d), whichever gives the larger ε′ unless forced;
+/// docs/theory/dependent-data.md §3.4). Clipping is to an L∞ box. Privacy: (ε, δ) (basic) or (ε, δ
+/// + ρ_c) (advanced), item level (a record is a row). Utility [V Thm 4.2].
 template <std::uniform_random_bit_generator G>
 mean_hd_result winsorized_mean_hd(std::span<const double> x,
                                   std::size_t d,
@@ -377,11 +385,11 @@ mean_hd_result winsorized_mean_hd(std::span<const double> x,
   return detail::hd_core(x, d, 0, n, 0, n, o.rule, b, 0.5 * b.epsilon, 0.5 * b.epsilon, g, fn);
 }
 
-/// Sample-split estimator (S1 eq. (1), Thm 4.3, Cor D.7; spec §3.5): with N ≥ 2 rows, the first
-/// ⌊N/2⌋ rows Z give m̂_j (Algorithm 3 per coordinate) and the other rows X are clipped to
-/// Π_j [m̂_j ± κ], averaged and noised with Lap(2κ/(|X| ε_m)). Paper version: ε_h = ε_m = ε′/2;
-/// parallel: ε_h = ε_m = ε′ [R]. Per-coordinate (ε′, δ′) as in winsorized_mean_hd. Privacy:
-/// (ε, δ) or (ε, δ + ρ_c), item level. The paper's radius: τ² ≍ ρ ln(4n).
+/// Sample-split estimator (S1 eq. (1), Thm 4.3, Cor D.7; docs/theory/dependent-data.md §3.5): with
+/// N ≥ 2 rows, the first ⌊N/2⌋ rows Z give m̂_j (Algorithm 3 per coordinate) and the other rows X
+/// are clipped to Π_j [m̂_j ± κ], averaged and noised with Lap(2κ/(|X| ε_m)). Paper version: ε_h =
+/// ε_m = ε′/2; parallel: ε_h = ε_m = ε′ [R]. Per-coordinate (ε′, δ′) as in winsorized_mean_hd.
+/// Privacy: (ε, δ) or (ε, δ + ρ_c), item level. The paper's radius: τ² ≍ ρ ln(4n).
 template <std::uniform_random_bit_generator G>
 mean_hd_result sample_split_mean(std::span<const double> x,
                                  std::size_t d,
@@ -398,10 +406,11 @@ mean_hd_result sample_split_mean(std::span<const double> x,
   return detail::hd_core(x, d, 0, half, half, n, b0.rule, b, e, e, g, fn);
 }
 
-/// Karwa–Vadhan baseline with known σ (spec §7 [KV-impl]): the stable-histogram range of KV
-/// Alg 1 (bins of width σ centred at jσ, i.e. h = σ/2, at (ε/2, δ); the stable histogram removes
-/// KV's bound R on |μ|), the range [σ l̂ ± 4σ sqrt(ln(n/β))], then KV Alg 4: clamp, mean,
-/// Lap((b − a)/(n ε/2)). (ε, δ)-DP item level. The CI assumes i.i.d. N(μ, σ²) data.
+/// Karwa–Vadhan baseline with known σ (docs/theory/dependent-data.md §7 [KV-impl]): the
+/// stable-histogram range of KV Alg 1 (bins of width σ centred at jσ, i.e. h = σ/2, at (ε/2, δ);
+/// the stable histogram removes KV's bound R on |μ|), the range [σ l̂ ± 4σ sqrt(ln(n/β))], then KV
+/// Alg 4: clamp, mean, Lap((b − a)/(n ε/2)). (ε, δ)-DP item level. The CI assumes i.i.d. N(μ, σ²)
+/// data.
 template <std::uniform_random_bit_generator G>
 kv_result kv_mean(std::span<const double> x, const kv_mean_options& o, G& g) {
   constexpr const char* fn = "kv_mean";
@@ -420,8 +429,8 @@ kv_result kv_mean(std::span<const double> x, const kv_mean_options& o, G& g) {
   return r;
 }
 
-/// Karwa–Vadhan baseline with UNKNOWN σ (spec §7 [KV-impl]), three private steps on n ≥ 2
-/// i.i.d.-intended values, each a function of the data through a fixed partition:
+/// Karwa–Vadhan baseline with UNKNOWN σ (docs/theory/dependent-data.md §7 [KV-impl]), three private
+/// steps on n ≥ 2 i.i.d.-intended values, each a function of the data through a fixed partition:
 ///  1. KV Alg 2 (σ range): the m = ⌊n/2⌋ pair differences |x_{2i+1} − x_{2i}| (replace-one
 ///     changes at most one of them) in dyadic bins [2^j, 2^{j+1}), stable histogram at
 ///     (ε/3, δ/2) (S1 Alg 2 instead of KV's bounded range j ∈ [log₂σ_min − 2, log₂σ_max + 2]),

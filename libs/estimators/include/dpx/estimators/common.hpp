@@ -2,17 +2,17 @@
 /// \file
 /// Vocabulary shared by every dpx::estimators estimator: what was spent (privacy_spent, the
 /// ledger), the interval used, diagnostics, the interval rule A^κ_h of S1 §7.1.2, the budget
-/// split over coordinates (S1 Thm 2.4 and spec dependent-data.md §3.4), and the public radius
-/// formulas τ of S1 (Cor 3.6, Rem 3.5, Lemma 5.2, Lemma 5.15).
+/// split over coordinates (S1 Thm 2.4 and docs/theory/dependent-data.md §3.4), and the public
+/// radius formulas τ of S1 (Cor 3.6, Rem 3.5, Lemma 5.2, Lemma 5.15).
 ///
 /// Spec tags used in these docs: [V] verbatim from S1 (Roth & Avella-Medina 2025, arXiv
 /// 2511.18583v2), [KV-impl] Karwa–Vadhan implementation detail, [R] our reconstruction or
-/// design decision (spec dependent-data.md §0, decisions in §10).
+/// design decision (docs/theory/dependent-data.md §0, decisions in §10).
 ///
 /// PRIVACY NEVER DEPENDS ON THE DATA MODEL. Every estimator clips or thresholds, so its
 /// guarantee holds for all inputs. τ, ρ, σ bounds, B, L_f, θ_lo/θ_hi and the other model
 /// constants are PUBLIC inputs: they must be fixed without looking at the data. They only
-/// affect accuracy (spec §1).
+/// affect accuracy (docs/theory/dependent-data.md §1).
 
 #include <cstddef>
 #include <cstdint>
@@ -42,7 +42,8 @@ std::string to_string(composition c);
 
 /// Which composition to use for d > 1 coordinates (or grid points).
 enum class composition_choice {
-  automatic,  ///< the one giving the larger per-coordinate ε (spec §3.4 [R]); ties: basic
+  automatic,  ///< the one giving the larger per-coordinate ε (docs/theory/dependent-data.md §3.4
+              ///< [R]); ties: basic
   basic,      ///< always basic
   advanced,   ///< always advanced (needs ε < 1 and ρ_c ∈ (0, 1))
 };
@@ -117,11 +118,11 @@ struct coordinate_budget {
   double total_delta = 0.0;                ///< δ, plus ρ_c when advanced
 };
 
-/// Splits (ε, δ) over d ≥ 1 coordinates. d = 1: single (ε, δ) (spec §3.4: call Algorithm 4
-/// directly). d > 1: basic gives ε/d; advanced gives ε/sqrt(8 d ln(1/ρ_c)) and needs ε < 1 and
-/// ρ_c ∈ (0, 1) (S1 Thm 2.4's conditions); automatic takes the larger per-coordinate ε
-/// (advanced wins only when d > 8 ln(1/ρ_c)) and basic when advanced is not applicable.
-/// δ = 0 is allowed (pure releases, e.g. the local model). Throws on invalid input.
+/// Splits (ε, δ) over d ≥ 1 coordinates. d = 1: single (ε, δ) (docs/theory/dependent-data.md §3.4:
+/// call Algorithm 4 directly). d > 1: basic gives ε/d; advanced gives ε/sqrt(8 d ln(1/ρ_c)) and
+/// needs ε < 1 and ρ_c ∈ (0, 1) (S1 Thm 2.4's conditions); automatic takes the larger
+/// per-coordinate ε (advanced wins only when d > 8 ln(1/ρ_c)) and basic when advanced is not
+/// applicable. δ = 0 is allowed (pure releases, e.g. the local model). Throws on invalid input.
 coordinate_budget split_budget(double epsilon,
                                double delta,
                                std::size_t d,
@@ -140,7 +141,7 @@ double tau_prime(double sigma2, double gamma);
 /// per-user marginal LSI constant of a user's T-vector (Gaussian: max_u λ_max(Σ_u)).
 double tau_user(double rho_star, std::size_t times, std::size_t users, std::size_t d, double gamma);
 /// Sharper Gaussian user-level radius τ = sqrt(2 v ln(2dn/γ)) with v = max_u Var(μ̂_u) =
-/// max_u 1ᵀΣ_u1/T² (spec §4.1 [R]).
+/// max_u 1ᵀΣ_u1/T² (docs/theory/dependent-data.md §4.1 [R]).
 double tau_user_mean_variance(double user_mean_variance,
                               std::size_t users,
                               std::size_t d,

@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// Local-model estimators (S1 §6, Appendix F; spec dependent-data.md §5):
+/// Local-model estimators (S1 §6, Appendix F; docs/theory/dependent-data.md §5):
 ///   * local_projection_interval — S1 Algorithm 9 on mechanisms::local_histogram (Algorithm 7:
 ///     one-hot, each bit flipped by binary RR, debiased);
 ///   * local_mean                — S1 Algorithm 8, a TWO-ROUND sequentially interactive protocol
@@ -13,11 +13,11 @@
 /// as replace-one), by composing the rounds. The public bound B (|μ| ≤ B, bins cover [−B, B])
 /// and τ do not affect privacy.
 ///
-/// BUDGET (spec §5.2 / §10.5 [V-typo] decision): the histogram stage gets ε/2 IN TOTAL, so RR
-/// runs at ε/4 per bit (two bits change), and the clipped value gets ε/2 (Laplace 4κ/ε = 12τ/ε
-/// for κ = 3τ). literal_budget = true follows the printed chain Alg 8 → 9 → 7 (ε/2, then ε/2
-/// again, then two bits): RR at ε/8 per bit, histogram stage ε/4, so only 3ε/4 is spent (and
-/// reported).
+/// BUDGET (docs/theory/dependent-data.md §5.2 / §10 item 5 [V-typo] decision): the histogram stage
+/// gets ε/2 IN TOTAL, so RR runs at ε/4 per bit (two bits change), and the clipped value gets ε/2
+/// (Laplace 4κ/ε = 12τ/ε for κ = 3τ). literal_budget = true follows the printed chain Alg 8 → 9 → 7
+/// (ε/2, then ε/2 again, then two bits): RR at ε/8 per bit, histogram stage ε/4, so only 3ε/4 is
+/// spent (and reported).
 ///
 /// Users outside every bin send an all-zero one-hot vector before randomisation (Algorithm 7).
 
@@ -42,7 +42,8 @@ struct local_mean_options {
   double epsilon = 1.0;  ///< total ε > 0 per user (per coordinate budget for HD via split)
   interval_rule rule;    ///< A^κ_h (paper: h = τ, κ = 3τ)
   double bound = 10.0;   ///< B > 0: public bound |μ| ≤ B; bins k = −K..K, K = ⌈B/(2h)⌉
-  bool literal_budget = false;  ///< spec §10.5: true = RR at ε/8 per bit (printed chain)
+  bool literal_budget = false;  ///< docs/theory/dependent-data.md §10 item 5: true = RR at ε/8 per
+                                ///< bit (printed chain)
   /// HD only: ρ_c ∈ (0, 1) (0: 1e-6) and the composition choice; total (ε, ρ_c) if advanced.
   double composition_slack = 0.0;
   composition_choice choice = composition_choice::automatic;
@@ -137,8 +138,8 @@ mean_result local_core(std::span<const double> x,
 
 /// S1 Algorithm 9 (local ProjectionInterval) with a TOTAL histogram budget `epsilon` per user
 /// (RR at ε/2 per bit; mechanisms::local_histogram): bins centred 2hk, width 2h, k = −K..K,
-/// K = ⌈B/(2h)⌉ (cover [−B, B], spec §5.1), k̂ = argmax of the debiased frequencies (no failure
-/// branch), Î = [2hk̂ ± κ]. ε-LDP. Guarantee [V Lemma F.1].
+/// K = ⌈B/(2h)⌉ (cover [−B, B], docs/theory/dependent-data.md §5.1), k̂ = argmax of the debiased
+/// frequencies (no failure branch), Î = [2hk̂ ± κ]. ε-LDP. Guarantee [V Lemma F.1].
 template <std::uniform_random_bit_generator G>
 local_projection_result local_projection_interval(
     std::span<const double> x, const interval_rule& rule, double bound, double epsilon, G& g) {
@@ -163,7 +164,8 @@ mean_result local_mean(std::span<const double> x, const local_mean_options& o, G
 }
 
 /// Algorithm 5 around Algorithm 8 on the n×d matrix x: per-coordinate ε′ from split_budget(ε,
-/// 0, d, ρ_c) (basic: ε-LDP; advanced ε/sqrt(8d ln(1/ρ_c)): (ε, ρ_c)-LDP, spec §5.2).
+/// 0, d, ρ_c) (basic: ε-LDP; advanced ε/sqrt(8d ln(1/ρ_c)): (ε, ρ_c)-LDP,
+/// docs/theory/dependent-data.md §5.2).
 template <std::uniform_random_bit_generator G>
 mean_hd_result local_mean_hd(std::span<const double> x,
                              std::size_t d,

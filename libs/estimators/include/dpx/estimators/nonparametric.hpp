@@ -1,16 +1,16 @@
 #pragma once
 /// \file
-/// Private Priestley–Chao regression (S1 Def 4.7–4.8, Lemmas 4.9–4.10, Cor 4.11; spec
-/// dependent-data.md §4.4): fixed design x_i = i/n (i = 0..n−1), Y_i = f(x_i) + ε_i.
+/// Private Priestley–Chao regression (S1 Def 4.7–4.8, Lemmas 4.9–4.10, Cor 4.11;
+/// docs/theory/dependent-data.md §4.4): fixed design x_i = i/n (i = 0..n−1), Y_i = f(x_i) + ε_i.
 ///
 /// At a point x: Z_i(x) = Y_i K((x_i − x)/b)/b, so the Priestley–Chao estimate is (1/n) Σ Z_i(x);
 /// Algorithm 4 (d = 1, paper rule h = τ, κ = 3τ) runs on (Z_i(x))_i with the public radius τ of
-/// Lemma 4.9 (or the conservative τ_safe, spec §4.4/§10.7). One response Y_i changes one Z_i:
-/// (ε, δ)-DP at item level, replace-one.
+/// Lemma 4.9 (or the conservative τ_safe, docs/theory/dependent-data.md §4.4/§10 item 7). One
+/// response Y_i changes one Z_i: (ε, δ)-DP at item level, replace-one.
 ///
-/// A grid of J points composes J releases (spec §4.4 [R]): the TOTAL (ε, δ) is split by
-/// split_budget (basic (ε/J, δ/J) or advanced (ε/sqrt(8J ln(1/ρ_c)), δ/J), the larger per-point
-/// ε unless forced) and the total (ε, δ) or (ε, δ + ρ_c) is reported.
+/// A grid of J points composes J releases (docs/theory/dependent-data.md §4.4 [R]): the TOTAL (ε,
+/// δ) is split by split_budget (basic (ε/J, δ/J) or advanced (ε/sqrt(8J ln(1/ρ_c)), δ/J), the
+/// larger per-point ε unless forced) and the total (ε, δ) or (ε, δ + ρ_c) is reported.
 ///
 /// L_f, ‖f‖_∞, σ_max², b and the kernel are PUBLIC inputs; privacy never depends on them.
 
@@ -32,7 +32,7 @@ enum class kernel_kind {
   box,       ///< K(u) = ½ 1{|u| ≤ 1} (S1 Lemma D.14, with L_K := 1)
 };
 
-/// Constants of a kernel (spec §4.4 [R, computed]).
+/// Constants of a kernel (docs/theory/dependent-data.md §4.4 [R, computed]).
 struct kernel_constants {
   double sup = 0.0;        ///< ‖K‖_∞ (Gaussian 1/√(2π), box 1/2)
   double lipschitz = 0.0;  ///< L_K (Gaussian 1/√(2πe), box 1 by convention)
@@ -46,7 +46,8 @@ double kernel_value(kernel_kind k, double u) noexcept;
 enum class pc_radius {
   lemma_4_9,  ///< τ = b(L_f μ₁ + ‖f‖_∞) + (1/b)(L_f‖K‖_∞ + ‖f‖_∞L_K + sqrt(2σ_max²‖K‖_∞ ln(2n/γ)))
               ///< [V, as printed]
-  safe,  ///< τ_safe = ‖f‖_∞(1 + ‖K‖_∞/b) + σ_max‖K‖_∞ sqrt(2 ln(2n/γ))/b [R, spec §4.4]
+  safe,  ///< τ_safe = ‖f‖_∞(1 + ‖K‖_∞/b) + σ_max‖K‖_∞ sqrt(2 ln(2n/γ))/b [R,
+         ///< docs/theory/dependent-data.md §4.4]
 };
 
 /// Options of priestley_chao.

@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// User-level estimators in the central model (S1 §5; spec dependent-data.md §4.1–§4.3):
+/// User-level estimators in the central model (S1 §5; docs/theory/dependent-data.md §4.1–§4.3):
 ///   * user_mean               — Algorithm 5 on the user averages μ̂_u (S1 Def 5.1, Cor 5.4);
 ///   * random_effects_mean     — the same estimator for the random-effects location model
 ///                               (S1 Def 5.8, Cor 5.10), with its radius helper;
@@ -74,10 +74,10 @@ mean_hd_result user_mean(std::span<const double> rows,
   return r;
 }
 
-/// Radius for the random-effects location model (S1 Def 5.8; spec §4.2 with the sharper
-/// Gaussian choice of §4.1 [R]): μ̂_u ~ N(μ, σ_U² + 1ᵀΣ_u1/T²), so
-/// τ = sqrt(2 (σ_U² + v_noise) ln(2n/γ)) with v_noise = max_u 1ᵀΣ_u1/T² (≤ λ_max(Σ_u)/T).
-/// The rate of Cor 5.10 is driven by the joint constant ρ = max_g σ_U² n_g T + σ², not by τ.
+/// Radius for the random-effects location model (S1 Def 5.8; docs/theory/dependent-data.md §4.2
+/// with the sharper Gaussian choice of §4.1 [R]): μ̂_u ~ N(μ, σ_U² + 1ᵀΣ_u1/T²), so τ = sqrt(2 (σ_U²
+/// + v_noise) ln(2n/γ)) with v_noise = max_u 1ᵀΣ_u1/T² (≤ λ_max(Σ_u)/T). The rate of Cor 5.10 is
+/// driven by the joint constant ρ = max_g σ_U² n_g T + σ², not by τ.
 double tau_random_effects(double sigma_u2,
                           double noise_mean_variance,
                           std::size_t users,

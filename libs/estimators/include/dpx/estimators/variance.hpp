@@ -1,6 +1,6 @@
 #pragma once
 /// \file
-/// Plug-in variance estimation (S1 Appendix G, used in §7.1.5; spec dependent-data.md §6):
+/// Plug-in variance estimation (S1 Appendix G, used in §7.1.5; docs/theory/dependent-data.md §6):
 ///   * variance_bisection  — S1 Algorithm 10: halve σ² while the private coverage of
 ///                           [m̂ ± √2σ] stays ≥ 1 − γ, refining the midpoint each time;
 ///   * adaptive_coinpress  — S1 Algorithms 13–14, the 1-D CoinPress variance step (Biswas, Dong,
@@ -24,8 +24,10 @@
 ///     next σ = σ sqrt(z + c_n).
 /// CHOICES (documented in docs/estimators.md):
 ///   * γ default 0.2 [R]: at the true σ the window ±√2σ holds only 84.3% of a Gaussian, so the
-///     bisection's stopping point depends strongly on γ (spec §6); S1 does not state γ.
-///   * c_n default sqrt(1/n) + 1/(2n) [V-typo, spec §10.10]: checked against
+///     bisection's stopping point depends strongly on γ (docs/theory/dependent-data.md §6); S1 does
+///     not state γ.
+///   * c_n default sqrt(1/n) + 1/(2n) [V-typo, docs/theory/dependent-data.md §10 item 10]: checked
+///   against
 ///     twistedcubic/coin-press (cov_est_step: η = ½(2 sqrt(d/n) + d/n), U = Z + ηI), d = 1.
 ///   * bisection return: literal (the first σ² that FAILED coverage, or σ_max²/2^N_iter) as
 ///     printed, or last_passing (the smallest σ² that passed; an upper-side estimate) [R].
@@ -202,10 +204,11 @@ variance_result adaptive_coinpress(std::span<const double> x, const variance_opt
   return r;
 }
 
-/// Plug-in (1 − α) confidence interval for μ around a private mean (KV Alg 4 form, spec §7):
-/// estimate ± (z_{1−α/4} sqrt(κ σ̂²/n) + b ln(2/α)), α split equally between the sampling term
-/// and the Laplace term (b = mean.noise_scale). κ ≥ 1 is a PUBLIC long-run variance factor
-/// (n Var(X̄)/σ²; 1 for i.i.d. data): with dependent data and κ = 1 the interval under-covers.
+/// Plug-in (1 − α) confidence interval for μ around a private mean (KV Alg 4 form,
+/// docs/theory/dependent-data.md §7): estimate ± (z_{1−α/4} sqrt(κ σ̂²/n) + b ln(2/α)), α split
+/// equally between the sampling term and the Laplace term (b = mean.noise_scale). κ ≥ 1 is a PUBLIC
+/// long-run variance factor (n Var(X̄)/σ²; 1 for i.i.d. data): with dependent data and κ = 1 the
+/// interval under-covers.
 interval plugin_confidence_interval(const mean_result& mean,
                                     double variance,
                                     double alpha,

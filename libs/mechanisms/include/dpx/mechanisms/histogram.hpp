@@ -2,7 +2,7 @@
 /// \file
 /// Private histograms:
 ///  * stable_histogram — the thresholded ("stability-based") histogram over unbounded bins of
-///    shared/spec/dependent-data.md §3.1 (Roth & Avella-Medina 2025, Algorithm 2 and Lemma C.1;
+///    docs/theory/dependent-data.md §3.1 (Roth & Avella-Medina 2025, Algorithm 2 and Lemma C.1;
 ///    after Karwa & Vadhan 2018, Lemma 2.3). Central model, replace-one neighbours.
 ///  * local_histogram — the local randomized-response histogram with debiasing of §5.1
 ///    (Roth & Avella-Medina 2025, Algorithm 7, Lemma 6.3).
@@ -25,13 +25,15 @@
 namespace dpx::mechanisms {
 
 /// Equal-width bins B_k = (origin + (k - 1/2) width, origin + (k + 1/2) width], k in Z
-/// (half-open on the left, centre origin + k width): spec §3.2 with width = 2 tau, origin 0.
+/// (half-open on the left, centre origin + k width): docs/theory/dependent-data.md §3.2 with width
+/// = 2 tau, origin 0.
 struct bin_grid {
   double width = 1.0;   ///< bin width (finite, > 0)
   double origin = 0.0;  ///< centre of bin 0 (finite)
-  /// k(x) = ceil(t - 1/2) with t = (x - origin) / width (spec §3.2), evaluated so that the
-  /// half-open edges are exact in t: the first guess is corrected by exact comparisons with
-  /// k -+ 1/2 (t - 1/2 alone can round across an edge). x must be finite, |t| < 2^51.
+  /// k(x) = ceil(t - 1/2) with t = (x - origin) / width (docs/theory/dependent-data.md §3.2),
+  /// evaluated so that the half-open edges are exact in t: the first guess is corrected by exact
+  /// comparisons with k -+ 1/2 (t - 1/2 alone can round across an edge). x must be finite, |t| <
+  /// 2^51.
   std::int64_t index(double x) const {
     return static_cast<std::int64_t>(index_of_t((x - origin) / width));
   }
@@ -57,7 +59,8 @@ struct sparse_histogram {
   std::size_t occupied = 0;
   std::size_t n = 0;       ///< number of records
   double threshold = 0.0;  ///< frequency threshold t used
-  /// argmax_k p~_k (ties: smallest k, spec §3.2); false if nothing was released (failure).
+  /// argmax_k p~_k (ties: smallest k, docs/theory/dependent-data.md §3.2); false if nothing was
+  /// released (failure).
   bool argmax(std::int64_t& k) const;
 };
 
@@ -73,8 +76,8 @@ enum class histogram_noise {
   discrete_laplace,
 };
 
-/// The stable histogram (spec §3.1): for each occupied bin k (p^_k > 0), release
-/// p~_k = p^_k + Lap(0, 2/(eps n)) if that is >= t = (2/(eps n)) ln(2/delta) + 1/n, else 0;
+/// The stable histogram (docs/theory/dependent-data.md §3.1): for each occupied bin k (p^_k > 0),
+/// release p~_k = p^_k + Lap(0, 2/(eps n)) if that is >= t = (2/(eps n)) ln(2/delta) + 1/n, else 0;
 /// empty bins release exactly 0 and draw no noise. (eps, delta)-DP under replace-one
 /// neighbours (Lemma C.1): same bin -> output unchanged; two occupied bins change by 1/n each
 /// (L1 sensitivity 2/n, Laplace); a bin that appears passes the threshold with probability
@@ -172,11 +175,11 @@ class stable_histogram {
   histogram_noise noise_;
 };
 
-/// Local randomized-response histogram over N bins (spec §5.1, Algorithm 7): user i one-hot
-/// encodes its bin (all zeros if outside every bin) and flips EACH bit independently by binary
-/// RR at budget epsilon/2 (keep with probability pi = e^(eps/2) / (1 + e^(eps/2))); changing
-/// x_i changes at most two bits, so each user's report is epsilon-LDP. The server averages and
-/// debiases: p~_k = (mean_k - (1 - pi)) / (2 pi - 1) (2 pi - 1 = tanh(eps/4)).
+/// Local randomized-response histogram over N bins (docs/theory/dependent-data.md §5.1, Algorithm
+/// 7): user i one-hot encodes its bin (all zeros if outside every bin) and flips EACH bit
+/// independently by binary RR at budget epsilon/2 (keep with probability pi = e^(eps/2) / (1 +
+/// e^(eps/2))); changing x_i changes at most two bits, so each user's report is epsilon-LDP. The
+/// server averages and debiases: p~_k = (mean_k - (1 - pi)) / (2 pi - 1) (2 pi - 1 = tanh(eps/4)).
 /// As run, pi' = T / 2^64 < pi (see randomized_response.hpp); estimates debias with pi'.
 class local_histogram {
  public:

@@ -1,6 +1,7 @@
 #pragma once
 /// \file
-/// L2-calibrated per-coordinate Laplace (shared/spec/noisy-pgd.md, "the lecture's Theorem 3").
+/// L2-calibrated per-coordinate Laplace (docs/theory/noisy-pgd.md, "the PGD lecture notes' [NPGD]
+/// Theorem 3").
 ///
 /// For a vector query f: D -> R^d with L2 sensitivity Delta (||f(D) - f(D')||_2 <= Delta),
 /// add Lap(b) to every coordinate. Coordinate i alone is (|a_i| / b)-DP where a = f(D) - f(D'),
@@ -8,9 +9,9 @@
 /// Thm. 3.5 in its heterogeneous form) over the d coordinates gives, for any delta in (0, 1),
 ///   eps_total <= sum eps_i (e^eps_i - 1)/(e^eps_i + 1) + sqrt(2 ln(1/delta) sum eps_i^2)
 ///             <= Delta^2 / (2 b^2) + (Delta / b) sqrt(2 ln(1/delta))          (*)
-/// using x tanh(x/2) <= x^2/2. The library uses the bound (*) (the rigorous form; the lecture's
-/// informal version has 2 eps_i^2 in the first term) and solves it for the SMALLEST b with
-/// equality: with x = Delta / b and c = sqrt(2 ln(1/delta)), x^2/2 + c x = eps, so
+/// using x tanh(x/2) <= x^2/2. The library uses the bound (*) (the rigorous form; the PGD lecture
+/// notes' [NPGD] informal version has 2 eps_i^2 in the first term) and solves it for the SMALLEST b
+/// with equality: with x = Delta / b and c = sqrt(2 ln(1/delta)), x^2/2 + c x = eps, so
 ///   x = 2 eps / (c + sqrt(c^2 + 2 eps)),   b = Delta / x.
 /// The release is (eps, delta)-DP with no dependence on d. Research-grade noise (laplace.hpp).
 

@@ -35,7 +35,7 @@ enum class noise_calibration {
 std::string to_string(noise_calibration c);
 noise_calibration parse_noise_calibration(const std::string& s);
 
-/// ISTDP Theorem 3.3 (seed 002, Yuan & Peng 2023), as published.
+/// ISTDP Theorem 3.3 (Yuan & Peng 2023), as published.
 struct istdp_paper_calibration {
   double epsilon_step = 0;  ///< eps_k = min{eps / (2 sqrt(2T log(2/delta))), sqrt(eps/T) / 2}
   double delta_step = 0;    ///< delta_k = delta / (2T)
@@ -65,7 +65,7 @@ enum class laplace_composition {
 std::string to_string(laplace_composition r);
 laplace_composition parse_laplace_composition(const std::string& s);
 
-/// Per-coordinate Laplace for noisy PGD (seed 001; spec noisy-pgd.md): k = iterations *
+/// Per-coordinate Laplace for noisy PGD (docs/theory/noisy-pgd.md): k = iterations *
 /// dimension releases, each of sensitivity `coordinate_sensitivity`; returns the scale
 /// b = coordinate_sensitivity / eps0 with eps0 from `rule`.
 double laplace_per_coordinate_scale(double epsilon,
@@ -75,9 +75,9 @@ double laplace_per_coordinate_scale(double epsilon,
                                     double coordinate_sensitivity,
                                     laplace_composition rule);
 
-/// L2-calibrated Laplace (seed 001, Thm. 3, rigorous form via Kairouz, Oh & Viswanath 2015,
-/// Thm. 3.5 over the coordinates, with eps_i (e^eps_i - 1)/(e^eps_i + 1) <= eps_i^2 / 2):
-/// Lap(b) on every coordinate of a query of L2 sensitivity Delta is (epsilon, delta)-DP when
+/// L2-calibrated Laplace (the PGD lecture notes [NPGD], Thm. 3, rigorous form via Kairouz, Oh &
+/// Viswanath 2015, Thm. 3.5 over the coordinates, with eps_i (e^eps_i - 1)/(e^eps_i + 1) <= eps_i^2
+/// / 2): Lap(b) on every coordinate of a query of L2 sensitivity Delta is (epsilon, delta)-DP when
 /// x^2/2 + x sqrt(2 ln(1/delta)) <= epsilon, x = Delta / b. Returns the smallest b:
 /// b = Delta / x*, x* = sqrt(2L + 2 eps) - sqrt(2L), L = ln(1/delta).
 double laplace_l2_scale(double epsilon, double delta, double l2_sensitivity);

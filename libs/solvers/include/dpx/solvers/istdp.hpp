@@ -1,7 +1,7 @@
 #pragma once
 /// \file
-/// ISTDP: differentially private iterative shrinkage-thresholding with BB steps (seed 002, Yuan &
-/// Peng 2023, Algorithm 1), with the corrections of shared/spec/istdp.md.
+/// ISTDP: differentially private iterative shrinkage-thresholding with BB steps (Yuan &
+/// Peng 2023, Algorithm 1), with the corrections of docs/theory/istdp.md.
 ///
 /// Problem: min F(theta) = L(theta; D) + R(theta), L smooth (average loss), R any proximal
 /// operator (the paper: MCP). Paper notation: theta^0 != theta^1 given; for k = 1 ... T-1:
@@ -18,10 +18,11 @@
 ///
 /// Variants:
 ///  * as_published: exactly the above. Steps 2 and 3 use the EXACT gradients g^k, g^{k-1} and the
-///    EXACT objective F(.; D): the output is NOT (epsilon, delta)-DP (spec istdp.md, item 1); only
-///    the sequence of noisy gradients xi^k is. For reproducing the paper. If a line search hits
-///    max_backtracks (possible with noise: the algorithm as printed would loop forever), the
-///    iteration keeps theta^{k+1} = theta^k and result.line_search_failures counts it.
+///    EXACT objective F(.; D): the output is NOT (epsilon, delta)-DP (docs/theory/istdp.md, the
+///    leak); only the sequence of noisy gradients xi^k is. For reproducing the paper. If a line
+///    search hits max_backtracks (possible with noise: the algorithm as printed would loop
+///    forever), the iteration keeps theta^{k+1} = theta^k and result.line_search_failures counts
+///    it.
 ///  * strict: private by construction. The BB step uses the noisy gradients
 ///    (y = xi^k - xi^{k-1}; post-processing), with alpha_max <= 1 / L_s for a PUBLIC smoothness
 ///    bound L_s (options.public_smoothness, never computed from the data); the first update uses
@@ -216,7 +217,7 @@ solve_result istdp(const Loss& loss,
   else if (published)
     r.guarantee =
         "NOT private: only the noisy gradients are Gaussian releases; the BB step and line search "
-        "use exact gradients and objective values (spec istdp.md item 1)";
+        "use exact gradients and objective values (docs/theory/istdp.md, the leak)";
   else if (options.calibration == noise_calibration::fixed)
     r.guarantee = "private by construction: " + std::to_string(options.iterations - 1) +
                   " Gaussian releases (see privacy_events) under " + rel;

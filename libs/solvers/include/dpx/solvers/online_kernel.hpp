@@ -1,7 +1,7 @@
 #pragma once
 /// \file
-/// Differentially private online kernel regression (seed 004, Nie & Wang 2017; spec
-/// shared/spec/online-kernel.md).
+/// Differentially private online kernel regression (Nie & Wang 2017;
+/// docs/theory/online-kernel.md).
 ///
 /// f_0 = 0; f_{t+1} = f_t - eta_t [ (f_t(x_t) - y_t) K_{x_t} + lambda_t f_t ],
 /// eta_t = (t + t0)^{-theta}, lambda_t = (t + t0)^{-(1 - theta)}, 1/2 < theta < 1,

@@ -1,12 +1,12 @@
 #pragma once
 /// \file
-/// Projected gradient descent and noisy projected gradient descent (seed 001; spec
-/// shared/spec/noisy-pgd.md).
+/// Projected gradient descent and noisy projected gradient descent (the PGD lecture notes [NPGD];
+/// docs/theory/noisy-pgd.md).
 ///
 /// w_0 given; for t = 1 ... T: g_t = grad L(w_{t-1}) (+ noise); w_t = P(w_{t-1} - eta g_t), P any
 /// dpx::prox::proximal_operator applied with step eta (a projection Pi_C for indicators of convex
 /// sets: l2_ball, box, l1_ball, simplex; a penalty gives proximal gradient). Output: the average
-/// (1/T) sum_{t=1}^T w_t (Theorem 1 of the lecture) or the last iterate.
+/// (1/T) sum_{t=1}^T w_t (Theorem 1 of the PGD lecture notes [NPGD]) or the last iterate.
 /// Nonprivate PGD with eta = R / (G sqrt(T)) has L(w_avg) - L* <= R G / sqrt(T) (Theorem 1).
 ///
 /// Noise (per-example gradients clipped to G; L2 and per-coordinate sensitivity of one release):
@@ -16,8 +16,8 @@
 ///    release is (sum_i clip_G(g_i)) / n_bar for the PUBLIC normaliser n_bar =
 ///    options.public_size (required), sensitivity G/n_bar, and the noise scale depends on n_bar
 ///    only. (Dividing by the private n instead gives ||mean_D - mean_D'|| up to 2G/(n+1) > G/n
-///    and a data-dependent noise scale: the G/n of spec noisy-pgd.md holds only with a public
-///    normaliser.) With n_bar = n the release equals the mean bit for bit.
+///    and a data-dependent noise scale: the G/n of docs/theory/noisy-pgd.md holds only with a
+///    public normaliser.) With n_bar = n the release equals the mean bit for bit.
 ///  * laplace_per_coordinate: g + Lap(b)^d; T*d adaptive releases, each eps0 = Delta / b; b from
 ///    the composition rule (basic: eps0 = eps / (T d); advanced: DRV over k = T d with slack
 ///    delta); events: one laplace_event{b / Delta} per coordinate release (T*d events). For other

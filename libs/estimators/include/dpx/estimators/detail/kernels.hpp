@@ -13,7 +13,7 @@
 namespace dpx::estimators::detail {
 
 /// Bin index of x for bins (w k − w/2, w k + w/2], k ∈ Z (width w = 2h, centre w k):
-///   k(x) = ⌈x/w − 1/2⌉   (spec §3.2 [R]).
+///   k(x) = ⌈x/w − 1/2⌉   (docs/theory/dependent-data.md §3.2 [R]).
 /// It is a fixed, monotone function of x alone (IEEE division and subtraction are monotone), so
 /// the partition is data-independent, as the stable histogram's privacy proof requires. Indices
 /// are clamped to ±2^53 (the two extreme bins then absorb everything beyond: still a fixed
