@@ -72,14 +72,17 @@ harness::driver make() {
   d.version = "2";
   d.description = "Central (S1 Alg 4) vs local (S1 Alg 8) winsorized means on i.i.d. N(mu, 1)";
   d.params = {
-      {"n", "sample size (users), >= 1", std::nullopt},
+      {"n", "sample size (users), >= 1", std::nullopt, harness::integer_at_least(1)},
       {"model", "central | local", std::nullopt},
       {"bound", "public bound B on |mu| (local model)", param_value{10.0}},
       {"literal_budget",
-       "local: RR at eps/8 per bit (printed chain, spec 10.5)",
+       "local: RR at eps/8 per bit (printed chain, docs/theory/dependent-data.md §10 item 5)",
        param_value{false}},
       {"mu", "true mean", param_value{0.0}},
-      {"gamma", "gamma of tau = sqrt(2 ln(2n/gamma))", param_value{0.1}},
+      {"gamma",
+       "gamma of tau = sqrt(2 ln(2n/gamma))",
+       param_value{0.1},
+       harness::open_unit_interval()},
   };
   const auto budget = dd::budget_params(param_value{1.0}, false);
   d.params.insert(d.params.end(), budget.begin(), budget.end());

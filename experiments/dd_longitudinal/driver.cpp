@@ -203,14 +203,14 @@ harness::driver make() {
   d.description =
       "Private longitudinal regression (S1 Def 5.13, Cor 5.16): per-user OLS/GLS, then Alg 5";
   d.params = {
-      {"n", "number of users, >= 1", std::nullopt},
+      {"n", "number of users, >= 1", std::nullopt, harness::integer_at_least(1)},
       {"T", "observations per user, >= 3", std::nullopt},
       {"weighting",
        "ols | weighted (GLS with the public Sigma_u)",
        param_value{std::string("ols")}},
       {"phi", "AR(1) coefficient of the errors over t", param_value{0.5}},
       {"covariate_phi", "AR(1) coefficient of the covariate z over t", param_value{0.5}},
-      {"gamma", "gamma of the radius", param_value{0.1}},
+      {"gamma", "gamma of the radius", param_value{0.1}, harness::open_unit_interval()},
       {"radius", "pilot (R) | lemma_5_15 (V)", param_value{std::string("pilot")}},
       {"sensitivity_n",
        "0 = noise for n users; > 0: noise calibrated to that fixed size (negative control)",

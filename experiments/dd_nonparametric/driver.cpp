@@ -144,13 +144,15 @@ harness::driver make() {
   d.description =
       "Private Priestley-Chao at a point (S1 Cor 4.11), AR(1) noise, Cor 4.11 bandwidth";
   d.params = {
-      {"n", "sample size, >= 1", std::nullopt},
+      {"n", "sample size, >= 1", std::nullopt, harness::integer_at_least(1)},
       {"phi", "AR(1) coefficient of the noise", param_value{0.0}},
       {"function", "sine | vee | bump", param_value{std::string("vee")}},
       {"amplitude", "amplitude a of the test function", param_value{1.0}},
       {"x0", "evaluation point (interior)", param_value{0.5}},
-      {"gamma", "gamma of the radius", param_value{0.1}},
-      {"radius", "lemma_4_9 (as printed) | safe (spec 4.4)", param_value{std::string("lemma_4_9")}},
+      {"gamma", "gamma of the radius", param_value{0.1}, harness::open_unit_interval()},
+      {"radius",
+       "lemma_4_9 (as printed) | safe (docs/theory/dependent-data.md §4.4)",
+       param_value{std::string("lemma_4_9")}},
       {"bandwidth", "b; 0 = Cor 4.11's (a fixed b > 0 is a negative control)", param_value{0.0}},
       {"sensitivity_n",
        "0 = noise for sample size n; > 0: noise calibrated to that fixed size (negative control)",

@@ -115,11 +115,14 @@ harness::driver make() {
   d.description =
       "Winsorized mean (S1 Alg 4) on Gaussian item-level designs: error, oracle, failure rate";
   d.params = {
-      {"n", "sample size, >= 1", std::nullopt},
+      {"n", "sample size, >= 1", std::nullopt, harness::integer_at_least(1)},
       {"design", "iid | ar1 | equi | equi_inv_n | fgn", param_value{std::string("iid")}},
       {"phi", "AR(1) coefficient, equicorrelation c, or Hurst H", param_value{0.0}},
       {"mu", "true mean (S1 leaves it unstated; failure gives m = 0)", param_value{0.0}},
-      {"gamma", "gamma of tau = sqrt(2 ln(2n/gamma)) (and tau', KV beta)", param_value{0.1}},
+      {"gamma",
+       "gamma of tau = sqrt(2 ln(2n/gamma)) (and tau', KV beta)",
+       param_value{0.1},
+       harness::open_unit_interval()},
       {"rule",
        "paper (3tau, tau) | sharper (tau+2tau', tau') | custom | kv",
        param_value{std::string("paper")}},

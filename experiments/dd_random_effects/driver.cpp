@@ -114,16 +114,16 @@ harness::driver make() {
   d.description =
       "Random-effects location model (S1 Def 5.8, Cor 5.10): user-level winsorized mean";
   d.params = {
-      {"n", "number of users, >= 2", std::nullopt},
+      {"n", "number of users, >= 2", std::nullopt, harness::integer_at_least(2)},
       {"T", "observations per user, >= 1", param_value{std::int64_t{10}}},
       {"grouping", "fixed_size | halves", param_value{std::string("fixed_size")}},
       {"group_size", "users per group when grouping = fixed_size", param_value{std::int64_t{10}}},
       {"sigma_u", "group-effect sd sigma_U", param_value{1.0}},
       {"phi", "within-user AR(1) coefficient", param_value{0.5}},
       {"mu", "true mean", param_value{0.0}},
-      {"gamma", "gamma of the radius", param_value{0.1}},
+      {"gamma", "gamma of the radius", param_value{0.1}, harness::open_unit_interval()},
       {"radius",
-       "mean_variance (spec 4.1 R) | lsi (S1 Lemma 5.2)",
+       "mean_variance (docs/theory/dependent-data.md §4.1 [R]) | lsi (S1 Lemma 5.2)",
        param_value{std::string("mean_variance")}},
   };
   const auto budget = dd::budget_params(param_value{1.0});

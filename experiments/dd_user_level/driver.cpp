@@ -135,13 +135,13 @@ harness::driver make() {
   d.description =
       "User-level winsorized mean (S1 Alg 5 on user averages), AR(1) users, random effects";
   d.params = {
-      {"n", "number of users, >= 1", std::nullopt},
+      {"n", "number of users, >= 1", std::nullopt, harness::integer_at_least(1)},
       {"T", "observations per user, >= 1", std::nullopt},
       {"phi", "within-user AR(1) coefficient (0.95: S1 Fig 6)", param_value{0.95}},
       {"sigma_u", "group-effect sd sigma_U (0: no random effect)", param_value{0.0}},
       {"groups", "number of balanced groups (must divide n)", param_value{std::int64_t{1}}},
       {"mu", "true mean", param_value{0.0}},
-      {"gamma", "gamma of the radius", param_value{0.1}},
+      {"gamma", "gamma of the radius", param_value{0.1}, harness::open_unit_interval()},
       {"radius",
        "lsi (S1 Lemma 5.2) | mean_variance (Gaussian Var(user mean)) | iid (rho* = 1: "
        "dependence ignored, negative control) | no_T (tau of T = 1: no 1/T, negative control)",

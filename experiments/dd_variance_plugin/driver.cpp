@@ -93,8 +93,11 @@ harness::driver make() {
   d.version = "3";  // 2: clamp_var (default on) and var_failed; 3: oracle, known_variance
   d.description = "Plug-in variance (S1 Alg 10, Alg 13-14) then the winsorized mean and its CI";
   d.params = {
-      {"n", "sample size", std::nullopt},
-      {"method", "known | bisection | coinpress", std::nullopt},
+      {"n", "sample size", std::nullopt, harness::integer_at_least(1)},
+      {"method",
+       "known | bisection | coinpress",
+       std::nullopt,
+       harness::one_of({"known", "bisection", "coinpress"})},
       {"known_variance",
        "variance plugged in by method known (1 = the truth; smaller: negative control)",
        param_value{1.0}},
@@ -106,8 +109,10 @@ harness::driver make() {
       {"var_min", "public lower variance bound", param_value{0.1}},
       {"var_max", "public upper variance bound", param_value{1e4}},
       {"m0", "public rough midpoint", param_value{0.0}},
-      {"gamma_var", "gamma of the variance procedures (default 0.2, spec 6)", param_value{0.2}},
-      {"gamma", "gamma of tau", param_value{0.1}},
+      {"gamma_var",
+       "gamma of the variance procedures (default 0.2, docs/theory/dependent-data.md §6)",
+       param_value{0.2}},
+      {"gamma", "gamma of tau", param_value{0.1}, harness::open_unit_interval()},
       {"alpha", "CI level 1 - alpha", param_value{0.05}},
       {"clamp_var",
        "project the private variance onto [var_min, var_max] (free post-processing); false: the "

@@ -10,7 +10,8 @@
 //                     is one eps-DP release of one value; eps = inf: no noise)
 //   private_noise_rms root mean square of (private answer - f_t(x)) over 1000 further answers on a
 //                     grid of [0, 1] (after the 200 above, same noise stream): the measured
-//                     per-query noise, expected sqrt(2) C_t / eps ~ t^-(2 theta - 1) (spec)
+//                     per-query noise, expected sqrt(2) C_t / eps ~ t^-(2 theta - 1)
+//                     (docs/theory/online-kernel.md)
 //   private_noise_root  private_noise_rms^(1/(2 theta - 1)): expected slope -1 for every theta, so
 //                     one gated rate can group the thetas (medians commute with the power)
 //   approx_error      ||f_lambda - f_rho||_K at lambda = lambda_{t-1} (Nystrom, 400 nodes)

@@ -294,4 +294,36 @@ TEST_F(Faults, InvalidPresetValueExits2BeforeAnyReplication) {
   }
 }
 
+// Every driver declares per-value checks for its size and budget parameters: a zero sample size
+// or an out-of-range gamma exits 2 naming the cell and key before anything runs (issue 17
+// defect 6, beyond private_mean).
+TEST_F(Faults, EveryDriverRejectsAZeroSampleSizeBeforeCompute) {
+  struct bad_cell {
+    std::string driver, grid;
+    std::string key;
+  };
+  const std::vector<bad_cell> cases = {
+      {"noisy_pgd_rates", "n = [0]", "n"},
+      {"noisy_pgd_rates", "d = [1]", "d"},
+      {"noisy_pgd_rates", "noise = [\"nope\"]", "noise"},
+      {"dd_user_level", "n = [0]\nT = [10]\nepsilon = [1.0]", "n"},
+      {"dd_nonparametric", "n = [0]\nepsilon = [1.0]", "n"},
+      {"dd_privacy_cost", "n = [100]\nepsilon = [1.0]\ngamma = [1.5]", "gamma"},
+      {"dd_random_effects", "n = [1]\nT = [10]\nepsilon = [1.0]", "n"},
+      {"dd_variance_plugin", "n = [100]\nmethod = [\"nope\"]", "method"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.driver + ": " + c.grid);
+    const fs::path p = dir_ / "bad.toml";
+    std::ofstream(p) << "[experiment]\nname = \"bad\"\ndriver = \"" << c.driver
+                     << "\"\nbase_seed = 1\nreplications = 2\n\n[grid]\n"
+                     << c.grid << "\n";
+    const auto r = dpx({"run", p.string(), "--out", "bad", "--quiet"});
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("cell "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(c.key + " = "), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir_ / "bad"));
+  }
+}
+
 }  // namespace
