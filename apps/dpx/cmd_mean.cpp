@@ -13,7 +13,7 @@
 // depend on it. Users may have any number of rows (each contributes one average). Local (--local):
 // S1 Algorithm 8 with the public bound |μ| ≤ B, ε-LDP (δ = 0 spent).
 //
-// Output: one JSON object {"estimate", "interval", "epsilon", "delta", "level", "model",
+// Output: one JSON object {"estimate", "clip_range", "epsilon", "delta", "level", "model",
 // "failed", "n"} — only private quantities (and the public n). Without --seed the noise comes
 // from the OS CSPRNG (a real release); with --seed it is reproducible (experiments only: anyone
 // who knows the seed knows the noise). Bad input: one line on stderr, exit 2.
@@ -169,7 +169,7 @@ int run_mean(const mean_options& o) {
 
   nlohmann::ordered_json j;
   j["estimate"] = r.estimate;
-  j["interval"] = {r.range.lo, r.range.hi};
+  j["clip_range"] = {r.range.lo, r.range.hi};  // the clipping range Î (private), not a CI
   j["epsilon"] = r.privacy.epsilon;
   j["delta"] = r.privacy.delta;
   j["level"] = dpx::core::to_string(r.privacy.unit);

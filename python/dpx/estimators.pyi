@@ -22,8 +22,8 @@ class MeanResult:
     def estimate(self) -> float:
         """The private mean."""
     @property
-    def interval(self) -> tuple:
-        """The clipping interval used (lo, hi) (private)."""
+    def clip_range(self) -> tuple:
+        """The clipping range used (lo, hi) (private; not a confidence interval)."""
     @property
     def midpoint(self) -> float:
         """The private midpoint m-hat."""

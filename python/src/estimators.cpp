@@ -27,9 +27,9 @@ void init_estimators(py::module_& m) {
   py::class_<est::mean_result>(m, "MeanResult", "Result of a one-dimensional private mean.")
       .def_readonly("estimate", &est::mean_result::estimate, "The private mean.")
       .def_property_readonly(
-          "interval",
+          "clip_range",
           [](const est::mean_result& r) { return py::make_tuple(r.range.lo, r.range.hi); },
-          "The clipping interval used (lo, hi) (private).")
+          "The clipping range used (lo, hi) (private; not a confidence interval).")
       .def_readonly("midpoint", &est::mean_result::midpoint, "The private midpoint m-hat.")
       .def_readonly("n", &est::mean_result::n, "Number of records averaged.")
       .def_readonly(

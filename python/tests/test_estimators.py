@@ -25,7 +25,7 @@ def test_winsorized_mean_matches_cli(cli, series):
                          "--tau", 2.5, "--seed", 13))
     r = E.winsorized_mean(x, 1.0, 1e-6, 2.5, dpx.Philox(13))
     assert r.estimate == out["estimate"]
-    assert list(r.interval) == out["interval"]
+    assert list(r.clip_range) == out["clip_range"]
     assert (r.epsilon, r.delta) == (out["epsilon"], out["delta"])
     assert abs(r.estimate - 2.0) < 0.5
     # The mean release is Laplace with b = 4 kappa / (n epsilon) with kappa = 3 tau (S1 Alg 4).

@@ -1,5 +1,5 @@
 // `dpx mean` end to end (the real executable, fork/exec; apps/dpx/cmd_mean.cpp, issue 7):
-// - the JSON output has exactly the keys {"estimate", "interval", "epsilon", "delta", "level",
+// - the JSON output has exactly the keys {"estimate", "clip_range", "epsilon", "delta", "level",
 //   "model", "failed", "n"}, with the privacy actually spent (central item level, user level with
 //   --user-column, local with --local --bound);
 // - the released interval is the paper rule's [2τk̂ ± 3τ] around the data's bin, and the estimate
@@ -86,7 +86,7 @@ std::string panel_csv(std::size_t n, double centre, std::size_t per_user) {
 }
 
 const std::set<std::string> expected_keys = {
-    "estimate", "interval", "epsilon", "delta", "level", "model", "failed", "n"};
+    "estimate", "clip_range", "epsilon", "delta", "level", "model", "failed", "n"};
 
 std::set<std::string> keys_of(const nlohmann::json& j) {
   std::set<std::string> k;
@@ -122,10 +122,10 @@ TEST_F(MeanCli, CentralItemLevelJson) {
   EXPECT_EQ(j["n"], 200);
   EXPECT_DOUBLE_EQ(j["epsilon"].get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(j["delta"].get<double>(), 1e-6);
-  ASSERT_TRUE(j["interval"].is_array());
-  ASSERT_EQ(j["interval"].size(), 2u);
-  EXPECT_DOUBLE_EQ(j["interval"][0].get<double>(), -3.0);
-  EXPECT_DOUBLE_EQ(j["interval"][1].get<double>(), 15.0);
+  ASSERT_TRUE(j["clip_range"].is_array());
+  ASSERT_EQ(j["clip_range"].size(), 2u);
+  EXPECT_DOUBLE_EQ(j["clip_range"][0].get<double>(), -3.0);
+  EXPECT_DOUBLE_EQ(j["clip_range"][1].get<double>(), 15.0);
   EXPECT_LT(std::abs(j["estimate"].get<double>() - 5.0), 14.0 * 4.0 * 9.0 / 200.0);
   // Same seed, same release; another seed, another noise draw.
   const outcome again =
@@ -159,7 +159,7 @@ TEST_F(MeanCli, UserLevelGroupsRowsByUser) {
   EXPECT_DOUBLE_EQ(j["epsilon"].get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(j["delta"].get<double>(), 1e-6);
   const double tau = std::sqrt(2.0 * std::log(2.0 * 100 / 0.1) / 3.0);
-  EXPECT_NEAR(j["interval"][1].get<double>() - j["interval"][0].get<double>(), 6.0 * tau, 1e-9);
+  EXPECT_NEAR(j["clip_range"][1].get<double>() - j["clip_range"][0].get<double>(), 6.0 * tau, 1e-9);
 
   // T is never read from the data (a user's row count is part of its record): without the
   // public --rows-per-user the radius is refused on balanced data too, and a non-positive T is
@@ -178,7 +178,8 @@ TEST_F(MeanCli, UserLevelGroupsRowsByUser) {
   ASSERT_EQ(rag.status, 0) << rag.err;
   const auto jr = nlohmann::json::parse(rag.out);
   EXPECT_EQ(jr["n"], 100);
-  EXPECT_NEAR(jr["interval"][1].get<double>() - jr["interval"][0].get<double>(), 6.0 * tau, 1e-9);
+  EXPECT_NEAR(
+      jr["clip_range"][1].get<double>() - jr["clip_range"][0].get<double>(), 6.0 * tau, 1e-9);
   // ... and ragged users are also accepted with a public --tau (each contributes one average).
   const outcome ok = mean_of(
       uneven,
@@ -201,7 +202,7 @@ TEST_F(MeanCli, LocalModel) {
   EXPECT_DOUBLE_EQ(j["epsilon"].get<double>(), 2.0);  // ε/2 histogram stage + ε/2 values
   EXPECT_DOUBLE_EQ(j["delta"].get<double>(), 0.0);
   EXPECT_EQ(j["failed"], false);  // Algorithm 9 has no failure branch
-  EXPECT_NEAR(j["interval"][1].get<double>() - j["interval"][0].get<double>(), 12.0, 1e-12);
+  EXPECT_NEAR(j["clip_range"][1].get<double>() - j["clip_range"][0].get<double>(), 12.0, 1e-12);
 
   const outcome user = mean_of(
       csv, {"--user-column", "id", "--epsilon", "2", "--local", "--bound", "10", "--tau", "2"});
