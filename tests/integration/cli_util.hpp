@@ -13,6 +13,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -132,8 +133,13 @@ inline outcome run_dpx(const std::vector<std::string>& args,
 /// A fresh, empty directory under the test temp dir named after the running test.
 inline fs::path fresh_test_dir(const std::string& prefix) {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  // Keyed by the working directory (the build tree CTest runs in) as well as the test, so two
+  // build trees testing at once (e.g. two worktrees) never share or delete each other's files;
+  // the name stays the same from run to run, so nothing accumulates in the temp directory.
+  const std::size_t tree = std::hash<std::string>{}(fs::current_path().string());
   const fs::path dir =
-      fs::path(::testing::TempDir()) / (prefix + info->test_suite_name() + "_" + info->name());
+      fs::path(::testing::TempDir()) / (prefix + info->test_suite_name() + "_" + info->name() +
+                                        "_" + std::to_string(tree % 1000003));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
