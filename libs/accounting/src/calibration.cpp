@@ -207,20 +207,12 @@ double account_laplace(method m, double noise_multiplier, std::int64_t steps, do
       return std::min(t / b, advanced_composition(1.0 / b, 0.0, steps, delta).epsilon);
     case method::kov:
       return kov_optimal_epsilon(1.0 / b, 0.0, steps, delta);
-    case method::rdp: {
-      rdp_accountant acc;
-      acc.compose(core::laplace_event{b}, steps);
-      return acc.epsilon(delta);
-    }
-    case method::zcdp: {
-      zcdp_accountant acc;
-      acc.compose(core::laplace_event{b}, steps);
-      return acc.epsilon(delta);
-    }
+    case method::rdp:
+    case method::zcdp:
     case method::pld: {
-      pld_accountant acc;
-      acc.compose(core::laplace_event{b}, steps);
-      return acc.epsilon(delta);
+      const auto acc = make_accountant(m);
+      acc->compose(core::laplace_event{b}, steps);
+      return acc->epsilon(delta);
     }
   }
   return inf;
@@ -286,20 +278,12 @@ double account_laplace_delta(method m,
   check_common(fn, noise_multiplier, steps, 0.5);
   const double b = noise_multiplier;
   switch (m) {
-    case method::rdp: {
-      rdp_accountant acc;
-      acc.compose(core::laplace_event{b}, steps);
-      return acc.delta(epsilon);
-    }
-    case method::zcdp: {
-      zcdp_accountant acc;
-      acc.compose(core::laplace_event{b}, steps);
-      return acc.delta(epsilon);
-    }
+    case method::rdp:
+    case method::zcdp:
     case method::pld: {
-      pld_accountant acc;
-      acc.compose(core::laplace_event{b}, steps);
-      return acc.delta(epsilon);
+      const auto acc = make_accountant(m);
+      acc->compose(core::laplace_event{b}, steps);
+      return acc->delta(epsilon);
     }
     case method::basic:
       return epsilon >= static_cast<double>(steps) / b ? 0.0 : 1.0;  // pure DP
