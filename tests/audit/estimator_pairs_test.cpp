@@ -24,7 +24,7 @@
 #include <gtest/gtest.h>
 
 #include "dpx/audit/audits.hpp"
-#include "dpx/audit/pairs.hpp"
+#include "dpx/audit/estimator_pairs.hpp"
 #include "dpx/core/rng.hpp"
 
 namespace {

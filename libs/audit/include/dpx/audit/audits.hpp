@@ -1,9 +1,10 @@
 #pragma once
 /// \file
 /// Ready-made audits by name: a mechanism (or estimator) with its claimed guarantee, or a
-/// private solver on a small canary design; each runs the worst-case pair of pairs.hpp (or the
-/// canary pair below) and the held-out threshold auditor of auditor.hpp, and compares the
-/// lower bound with the claim. Used by `dpx audit` and the `privacy_audit` experiment.
+/// private solver on a small canary design; each runs the worst-case pair of pairs.hpp /
+/// estimator_pairs.hpp (or the canary pair below) and the held-out threshold auditor of
+/// auditor.hpp, and compares the lower bound with the claim. Used by `dpx audit` and the
+/// `privacy_audit` experiment.
 ///
 /// Solver canary design (replace-one unless noted; least squares, d = 2): n - 1 "base" rows
 /// x = (0, 1), y = 0, and one canary row x = (1, 0) with y = -Y in D and y = +Y in D' (Y =
@@ -43,7 +44,7 @@ struct mechanism_audit_spec {
   /// winsorized_mean, kv_mean, local_mean, user_mean, priestley_chao
   /// (estimators::winsorized_mean, kv_mean, local_mean, user_mean (user level, d = 1, T = 4
   /// values per user), priestley_chao at one point; their pairs audit the mean stage's share
-  /// of epsilon, pairs.hpp), winsorized_mean_histogram, kv_mean_histogram (the histogram
+  /// of epsilon, estimator_pairs.hpp), winsorized_mean_histogram, kv_mean_histogram (the histogram
   /// stage: claim (eps/2, delta)), winsorized_mean_both, kv_mean_both (both stages: claim
   /// (eps, delta); stage_pairs.hpp), winsorized_mean_hd and user_mean_hd (d = 4; user level
   /// for the latter, T = 4), local_mean_hd (d = 4, one user), priestley_chao_grid (J = 4

@@ -7,8 +7,8 @@
 /// that histogram's delta: Lemma C.1's threshold) or not at all, and every mean stage clips it
 /// to the two ends of its interval: each mean release is a Laplace location pair at exactly its
 /// calibrated sensitivity. The claims are the composed mean-stage shares, derived below; the
-/// derivation is the same as for winsorized_mean_pair (pairs.hpp): if the releases on D and D'
-/// have, given that no lone bin is released (probability >= 1 - delta_sum), likelihood ratio
+/// derivation is the same as for winsorized_mean_pair (estimator_pairs.hpp): if the releases on D
+/// and D' have, given that no lone bin is released (probability >= 1 - delta_sum), likelihood ratio
 /// <= e^{eps_sum}, the release is (eps_sum - ln(1 - delta_sum), delta_sum)-DP on the pair.
 ///
 ///  * winsorized_mean_hd (S1 Alg. 5), d > 1 coordinates, basic composition (forced): the
@@ -60,8 +60,8 @@
 ///  * local_user_mean (S1 Sec. 6, local DP, user level), d > 1: one user whose whole T x d block
 ///    is at -+x_out (T a power of two, so the average is exactly -+x_out): the local_mean_hd
 ///    pair on the average, draw for draw (tested): claim (eps/2)-LDP exactly. Not a named audit.
-///  Broken variants: half_noise_estimate on every mean release (pairs.hpp): the mean stages at
-///  half their scale (their eps doubles), histograms unchanged.
+///  Broken variants: half_noise_estimate on every mean release (estimator_pairs.hpp): the mean
+///  stages at half their scale (their eps doubles), histograms unchanged.
 ///
 /// The plug-in variance estimators (variance.hpp) have their own pairs in variance_pairs.hpp
 /// (one iteration; both of their releases move; exact epsilon 3 eps/4 against the claim eps).
@@ -79,7 +79,7 @@
 #include <span>
 #include <vector>
 
-#include "dpx/audit/pairs.hpp"
+#include "dpx/audit/estimator_pairs.hpp"
 #include "dpx/core/error.hpp"
 #include "dpx/estimators/central.hpp"
 #include "dpx/estimators/local.hpp"

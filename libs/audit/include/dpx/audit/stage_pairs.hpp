@@ -2,8 +2,8 @@
 /// \file
 /// Pairs that audit the HISTOGRAM STAGE of the two-stage central estimators (S1 Algorithm 4:
 /// estimators::winsorized_mean; Karwa–Vadhan: estimators::kv_mean), alone and together with the
-/// mean stage. The mean-stage pairs of pairs.hpp hold the private interval I^ fixed; these make
-/// it move.
+/// mean stage. The mean-stage pairs of estimator_pairs.hpp hold the private interval I^ fixed;
+/// these make it move.
 ///
 /// The stable histogram at (eps_h, delta) (S1 Alg. 2) adds Lap(2/(eps_h n)) to the frequency of
 /// every occupied bin and releases a bin iff its noisy frequency is >= 2 ln(2/delta)/(eps_h n)
@@ -62,7 +62,7 @@
 #include <span>
 #include <vector>
 
-#include "dpx/audit/pairs.hpp"
+#include "dpx/audit/estimator_pairs.hpp"
 #include "dpx/core/error.hpp"
 #include "dpx/estimators/central.hpp"
 

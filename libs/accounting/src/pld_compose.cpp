@@ -1,0 +1,420 @@
+// The composition of privacy-loss PMFs (docs/accounting.md): FFT convolution of two PMFs,
+// and self-composition in one FFT pass (z -> z^count) or by repeated squaring.
+#include "dpx/accounting/pld.hpp"
+
+#include <fftw3.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <numeric>
+#include <variant>
+
+#include "dpx/accounting/gaussian.hpp"
+#include "dpx/core/error.hpp"
+#include "normal.hpp"
+#include "pld_internal.hpp"
+
+namespace dpx::accounting {
+
+namespace {
+constexpr double inf = std::numeric_limits<double>::infinity();
+
+// ---- FFT convolution ------------------------------------------------------------------------
+
+/// FFTW's planner is not thread-safe (fftw_execute is): plans are made under this mutex.
+std::mutex& fftw_planner_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+/// Smallest n' >= n of the form 2^a or 3 * 2^a (few distinct sizes, so cached plans are reused).
+std::size_t fft_size(std::size_t n) {
+  std::size_t p2 = 1;
+  while (p2 < n) p2 <<= 1;
+  const std::size_t p3 = 3 * (p2 / 4);
+  return p3 >= n && p3 > 0 ? p3 : p2;
+}
+
+/// FFTW plans for one size, created once (FFTW_ESTIMATE) and executed on fresh, equally aligned
+/// (fftw_malloc) arrays with the new-array execute interface.
+struct fft_plans {
+  fftw_plan fwd;
+  fftw_plan inv;
+};
+
+/// Process-lifetime plan cache; destroys its plans at exit (so leak checkers see no leak).
+struct plan_cache {
+  std::map<std::size_t, fft_plans> plans;
+  plan_cache() = default;
+  plan_cache(const plan_cache&) = delete;
+  plan_cache& operator=(const plan_cache&) = delete;
+  ~plan_cache() {
+    for (auto& [n, p] : plans) {
+      fftw_destroy_plan(p.fwd);
+      fftw_destroy_plan(p.inv);
+    }
+  }
+};
+
+const fft_plans& plans_for(std::size_t n) {
+  static plan_cache storage;
+  auto& cache = storage.plans;
+  std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+  auto it = cache.find(n);
+  if (it != cache.end()) return it->second;
+  double* r = fftw_alloc_real(n);
+  fftw_complex* c = fftw_alloc_complex(n / 2 + 1);
+  const int ni = static_cast<int>(n);
+  fft_plans p{fftw_plan_dft_r2c_1d(ni, r, c, FFTW_ESTIMATE),
+              fftw_plan_dft_c2r_1d(ni, c, r, FFTW_ESTIMATE)};
+  fftw_free(r);
+  fftw_free(c);
+  return cache.emplace(n, p).first->second;
+}
+
+struct fft_buffers {
+  std::size_t n;
+  double* real;
+  fftw_complex* spec;
+  fftw_complex* spec2;
+  const fft_plans& plans;
+  explicit fft_buffers(std::size_t size, bool two) : n(size), plans(plans_for(size)) {
+    real = fftw_alloc_real(n);
+    spec = fftw_alloc_complex(n / 2 + 1);
+    spec2 = two ? fftw_alloc_complex(n / 2 + 1) : nullptr;
+  }
+  ~fft_buffers() {
+    fftw_free(real);
+    fftw_free(spec);
+    if (spec2) fftw_free(spec2);
+  }
+  fft_buffers(const fft_buffers&) = delete;
+  fft_buffers& operator=(const fft_buffers&) = delete;
+  void load(const std::vector<double>& x) {
+    std::copy(x.begin(), x.end(), real);
+    std::fill(real + x.size(), real + n, 0.0);
+  }
+  void forward(fftw_complex* out) { fftw_execute_dft_r2c(plans.fwd, real, out); }
+  void inverse() { fftw_execute_dft_c2r(plans.inv, spec, real); }
+};
+
+/// Clamps FFT round-off, truncates both tails and trims zeros. Pessimistic: the lower tail
+/// moves UP to the first kept grid point, the upper tail to +inf. Optimistic: both are dropped
+/// (removing mass only lowers the delta curve).
+void truncate_tails(pld_pmf& r, double tail_mass) {
+  auto& p = r.probs;
+  for (double& x : p) x = x > 0.0 ? x : 0.0;
+  const bool pess = r.bound == pld_bound::pessimistic;
+  const double half = 0.5 * tail_mass;
+  std::size_t lo = 0;
+  double cum = 0.0;
+  while (lo + 1 < p.size() && cum + p[lo] <= half) cum += p[lo++];
+  if (pess) p[lo] += cum;
+  std::size_t hi = p.size() - 1;
+  cum = 0.0;
+  while (hi > lo && cum + p[hi] <= half) cum += p[hi--];
+  if (pess) r.infinity_mass = std::min(1.0, r.infinity_mass + cum);
+  p.erase(p.begin() + static_cast<std::ptrdiff_t>(hi) + 1, p.end());
+  p.erase(p.begin(), p.begin() + static_cast<std::ptrdiff_t>(lo));
+  r.offset += static_cast<std::int64_t>(lo);
+}
+
+/// Total mass (finite part plus +inf) of a PMF; 1 for pessimistic PMFs up to rounding.
+double total_mass(const pld_pmf& a) {
+  return std::accumulate(a.probs.begin(), a.probs.end(), 0.0) + a.infinity_mass;
+}
+
+/// Mass at +inf of the composition: a pair has infinite loss when either loss is infinite,
+/// i.e. a_inf M_b + b_inf M_a - a_inf b_inf (M = total mass; 1 - (1-a)(1-b) when M = 1).
+double composed_infinity_mass(const pld_pmf& a, const pld_pmf& b) {
+  if (a.bound == pld_bound::pessimistic) {
+    return -std::expm1(std::log1p(-a.infinity_mass) + std::log1p(-b.infinity_mass));
+  }
+  return a.infinity_mass * total_mass(b) + b.infinity_mass * total_mass(a) -
+         a.infinity_mass * b.infinity_mass;
+}
+
+pld_pmf convolve(const pld_pmf& a, const pld_pmf& b, double tail_mass, bool square) {
+  pld_pmf r;
+  r.discretization = a.discretization;
+  r.offset = a.offset + b.offset;
+  r.bound = a.bound;
+  r.error_mass = a.error_mass + b.error_mass;
+  r.infinity_mass = composed_infinity_mass(a, b);
+  const std::size_t n = a.probs.size() + b.probs.size() - 1;
+  if (a.probs.size() * b.probs.size() <= 4096) {
+    r.probs.assign(n, 0.0);
+    for (std::size_t i = 0; i < a.probs.size(); ++i) {
+      for (std::size_t j = 0; j < b.probs.size(); ++j) r.probs[i + j] += a.probs[i] * b.probs[j];
+    }
+  } else {
+    fft_buffers f(fft_size(n), !square);
+    f.load(a.probs);
+    f.forward(f.spec);
+    const std::size_t m = f.n / 2 + 1;
+    if (square) {
+      for (std::size_t k = 0; k < m; ++k) {
+        const double re = f.spec[k][0], im = f.spec[k][1];
+        f.spec[k][0] = re * re - im * im;
+        f.spec[k][1] = 2.0 * re * im;
+      }
+    } else {
+      f.load(b.probs);
+      f.forward(f.spec2);
+      for (std::size_t k = 0; k < m; ++k) {
+        const double re = f.spec[k][0] * f.spec2[k][0] - f.spec[k][1] * f.spec2[k][1];
+        const double im = f.spec[k][0] * f.spec2[k][1] + f.spec[k][1] * f.spec2[k][0];
+        f.spec[k][0] = re;
+        f.spec[k][1] = im;
+      }
+    }
+    f.inverse();
+    const double scale = 1.0 / static_cast<double>(f.n);
+    r.probs.resize(n);
+    for (std::size_t i = 0; i < n; ++i) r.probs[i] = f.real[i] * scale;
+  }
+  truncate_tails(r, tail_mass);
+  return r;
+}
+
+}  // namespace
+
+pld_pmf compose(const pld_pmf& a, const pld_pmf& b, double tail_mass) {
+  if (a.bound != b.bound) {
+    core::throw_invalid("pld compose", "bound", 0.0, "both PLDs must be rounded the same way");
+  }
+  if (a.discretization != b.discretization) {
+    core::throw_invalid("pld compose",
+                        "discretization",
+                        b.discretization,
+                        "must equal the other PLD's discretization");
+  }
+  return convolve(a, b, tail_mass, false);
+}
+
+namespace {
+
+/// log sum_i p_i e^{lambda l_i} (l_i = (offset + i) h) of the finite part, by Horner's rule in
+/// the direction in which the powers of e^{-|lambda| h} shrink (no overflow, all terms >= 0),
+/// plus a margin covering its rounding, so that it is an upper bound on the true log MGF.
+double log_mgf_upper(const pld_pmf& a, double lambda) {
+  const auto& p = a.probs;
+  const std::size_t n = p.size();
+  const double h = a.discretization;
+  const double w = std::exp(-std::abs(lambda) * h);
+  double s = 0.0;
+  double anchor;  // loss of the term with factor 1
+  if (lambda > 0.0) {
+    for (std::size_t i = 0; i < n; ++i) s = s * w + p[i];  // sum p_i w^{n-1-i}
+    anchor = static_cast<double>(a.offset + static_cast<std::int64_t>(n) - 1) * h;
+  } else {
+    for (std::size_t i = n; i-- > 0;) s = s * w + p[i];  // sum p_i w^i
+    anchor = static_cast<double>(a.offset) * h;
+  }
+  if (!(s > 0.0)) return -inf;
+  const double shift = lambda * anchor;
+  // n + 2 roundings of relative size 2^-53 in the nonnegative sum and in w^n, plus the
+  // rounding of the shift and the log.
+  return shift + std::log(s) + 4.0 * static_cast<double>(n + 2) * 0x1p-52 +
+         1e-12 * (std::abs(shift) + 1.0);
+}
+
+/// Chernoff bound on the count-fold sum S of the finite part: mass{S > s} <= e^{-lambda s}
+/// M(lambda)^count for every lambda > 0 (mass{S < s} likewise for lambda < 0), so the loss beyond
+/// which at most tau remains is (count log M(lambda) - log tau) / lambda for ANY lambda: the
+/// search over lambda only tightens the window, it does not affect validity. Returns the best
+/// such loss for the given sign of lambda (+inf / -inf when no lambda helps).
+double chernoff_loss(const pld_pmf& a, std::int64_t count, double tau, double sign) {
+  const double t = static_cast<double>(count), ltau = std::log(tau);
+  auto bound = [&](double log_lambda) {
+    const double lambda = sign * std::exp(log_lambda);
+    const double lm = log_mgf_upper(a, lambda);
+    if (!std::isfinite(lm)) return sign * inf;
+    return (t * lm - ltau) / lambda;
+  };
+  // The bound is quasi-convex in lambda; scan octaves, then golden-section in log lambda.
+  auto better = [&](double x, double y) { return sign > 0 ? x < y : x > y; };
+  double best = sign * inf, best_ll = 0.0;
+  for (int k = -14; k <= 16; ++k) {
+    const double ll = k * std::log(2.0);
+    const double v = bound(ll);
+    if (better(v, best)) {
+      best = v;
+      best_ll = ll;
+    }
+  }
+  if (!std::isfinite(best)) return best;
+  double lo = best_ll - std::log(2.0), hi = best_ll + std::log(2.0);
+  const double gr = 0.5 * (std::sqrt(5.0) - 1.0);
+  double c = hi - gr * (hi - lo), d = lo + gr * (hi - lo);
+  double fc = bound(c), fd = bound(d);
+  for (int it = 0; it < 20; ++it) {
+    if (better(fc, fd)) {
+      hi = d;
+      d = c;
+      fd = fc;
+      c = hi - gr * (hi - lo);
+      fc = bound(c);
+    } else {
+      lo = c;
+      c = d;
+      fc = fd;
+      d = lo + gr * (hi - lo);
+      fd = bound(d);
+    }
+  }
+  for (double v : {fc, fd}) {
+    if (better(v, best)) best = v;
+  }
+  return best;
+}
+
+/// z^count for a complex z (binary powering; products of moduli <= 1 cannot overflow, and a
+/// base that has become negligible makes the whole power negligible).
+template <class R>
+void complex_power(R& re, R& im, std::int64_t count) {
+  R rr = 1, ri = 0, br = re, bi = im;
+  while (true) {
+    if (count & 1) {
+      const R t = rr * br - ri * bi;
+      ri = rr * bi + ri * br;
+      rr = t;
+    }
+    count >>= 1;
+    if (count == 0) break;
+    const R t = br * br - bi * bi;
+    bi = 2 * br * bi;
+    br = t;
+    if (br * br + bi * bi < R(1e-280)) {  // |base|^(>= 1 more factor) < 1e-140: negligible
+      rr = ri = 0;
+      break;
+    }
+  }
+  re = rr;
+  im = ri;
+}
+
+/// In-place circular count-th convolution power of x (length N) by one forward FFT, a
+/// pointwise power and one inverse FFT (normalised). The power multiplies the relative
+/// rounding error of the low-frequency coefficients by count, which puts a noise floor of
+/// roughly count * 2^-52 * (mass scale) under every grid point; in extended precision
+/// (`extended`, FFTW long double, 2^-64) that floor is 2^12 times lower.
+void circular_power(std::vector<double>& x, std::int64_t count, bool extended) {
+  const std::size_t n = x.size();
+  if (!extended) {
+    fft_buffers f(n, false);
+    f.load(x);
+    f.forward(f.spec);
+    for (std::size_t k = 0; k < n / 2 + 1; ++k) complex_power(f.spec[k][0], f.spec[k][1], count);
+    f.inverse();
+    const double scale = 1.0 / static_cast<double>(n);
+    for (std::size_t i = 0; i < n; ++i) x[i] = f.real[i] * scale;
+    return;
+  }
+  long double* r = fftwl_alloc_real(n);
+  fftwl_complex* c = fftwl_alloc_complex(n / 2 + 1);
+  fftwl_plan fwd, inv;
+  {
+    // Planned per call (FFTW_ESTIMATE is cheap): extended precision is the rare path.
+    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+    const int ni = static_cast<int>(n);
+    fwd = fftwl_plan_dft_r2c_1d(ni, r, c, FFTW_ESTIMATE);
+    inv = fftwl_plan_dft_c2r_1d(ni, c, r, FFTW_ESTIMATE);
+  }
+  for (std::size_t i = 0; i < n; ++i) r[i] = x[i];
+  fftwl_execute(fwd);
+  for (std::size_t k = 0; k < n / 2 + 1; ++k) complex_power(c[k][0], c[k][1], count);
+  fftwl_execute(inv);
+  const long double scale = 1.0L / static_cast<long double>(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<double>(r[i] * scale);
+  {
+    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+    fftwl_destroy_plan(fwd);
+    fftwl_destroy_plan(inv);
+  }
+  fftwl_free(r);
+  fftwl_free(c);
+}
+
+}  // namespace
+
+pld_pmf self_compose(const pld_pmf& a, std::int64_t count, double tail_mass, bool extended) {
+  core::check_at_least("pld self_compose", "count", count, 1);
+  if (count == 1 || a.probs.size() <= 1) return self_compose_by_squaring(a, count, tail_mass);
+  // One pass, as dp_accounting does: one forward FFT, z -> z^count pointwise, one inverse FFT, on
+  // a circular window [lo, lo + N) chosen by Chernoff bounds so that at most tau of the T-fold
+  // mass lies above it and at most tau below it. Validity of the circular (aliased) result:
+  //   * in-window indices receive their exact mass plus aliased copies of out-of-window mass
+  //     (nonnegative extra mass only raises delta(eps): pessimistic);
+  //   * mass below the window (<= tau) reappears at higher losses (pessimistic);
+  //   * mass above the window (<= tau) reappears at LOWER losses, so tau is added to the mass
+  //     at +infinity, which covers it.
+  const double tau = 0.5 * tail_mass;
+  const double h = a.discretization;
+  const auto n = static_cast<std::int64_t>(a.probs.size());
+  const std::int64_t support_lo = count * a.offset;
+  const std::int64_t support_hi = count * (a.offset + n - 1);
+  std::int64_t lo = support_lo, hi = support_hi;
+  const double up = chernoff_loss(a, count, tau, 1.0);
+  const double down = chernoff_loss(a, count, tau, -1.0);
+  if (std::isfinite(up) && up / h < static_cast<double>(support_hi)) {
+    hi = std::max(support_lo, static_cast<std::int64_t>(std::ceil(up / h)));
+  }
+  if (std::isfinite(down) && down / h > static_cast<double>(support_lo)) {
+    lo = std::min(hi, static_cast<std::int64_t>(std::floor(down / h)));
+  }
+  std::vector<double> x(fft_size(static_cast<std::size_t>(hi - lo + 1)), 0.0);
+  const auto big_n = static_cast<std::int64_t>(x.size());
+  for (std::int64_t j = 0; j < n; ++j)
+    x[static_cast<std::size_t>(j % big_n)] += a.probs[static_cast<std::size_t>(j)];
+  circular_power(x, count, extended);
+  // Bin b of the circular result holds the sums with sum of 0-based indices J = b (mod N); the
+  // true grid index is count * offset + J, so window slot s (index lo + s) is bin
+  // (lo - count * offset + s) mod N.
+  const std::int64_t shift = ((lo - support_lo) % big_n + big_n) % big_n;
+  pld_pmf r;
+  r.discretization = h;
+  r.offset = lo;
+  r.probs.resize(x.size());
+  for (std::int64_t s = 0; s < big_n; ++s) {
+    r.probs[static_cast<std::size_t>(s)] = x[static_cast<std::size_t>((shift + s) % big_n)];
+  }
+  const bool lost_above = lo + big_n - 1 < support_hi;
+  const double t = static_cast<double>(count);
+  r.bound = a.bound;
+  if (a.bound == pld_bound::pessimistic) {
+    r.infinity_mass = -std::expm1(t * std::log1p(-a.infinity_mass));
+    if (lost_above) r.infinity_mass = std::min(1.0, r.infinity_mass + tau);
+  } else {
+    // M^T - (M - inf)^T for total mass M <= 1. Mass folded down from above the window only
+    // lowers the curve; mass folded up from below (<= tau) is recorded as error.
+    const double mt = total_mass(a);
+    r.infinity_mass =
+        mt > 0.0 ? std::exp(t * std::log(mt)) * -std::expm1(t * std::log1p(-a.infinity_mass / mt))
+                 : 0.0;
+    r.error_mass = t * a.error_mass + (lo > support_lo ? tau : 0.0);
+  }
+  truncate_tails(r, tail_mass);
+  return r;
+}
+
+pld_pmf self_compose_by_squaring(const pld_pmf& a, std::int64_t count, double tail_mass) {
+  core::check_at_least("pld self_compose_by_squaring", "count", count, 1);
+  pld_pmf base = a;
+  bool have = false;
+  pld_pmf result;
+  while (count > 0) {
+    if (count & 1) {
+      result = have ? convolve(result, base, tail_mass, false) : base;
+      have = true;
+    }
+    count >>= 1;
+    if (count > 0) base = convolve(base, base, tail_mass, true);
+  }
+  return result;
+}
+
+}  // namespace dpx::accounting
