@@ -1,4 +1,5 @@
 // Number formatting and escaping for the Markdown and LaTeX tables.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -22,68 +23,40 @@ std::string short_number(double v) {
   return buf;
 }
 
-std::string latex_escape(const std::string& s) {
+std::string escape_chars(const std::string& s, std::initializer_list<char_escape> table) {
   std::string out;
+  out.reserve(s.size());
   for (const char c : s) {
-    switch (c) {
-      case '\\':
-        out += "\\textbackslash{}";
-        break;
-      case '&':
-        out += "\\&";
-        break;
-      case '%':
-        out += "\\%";
-        break;
-      case '$':
-        out += "\\$";
-        break;
-      case '#':
-        out += "\\#";
-        break;
-      case '_':
-        out += "\\_";
-        break;
-      case '{':
-        out += "\\{";
-        break;
-      case '}':
-        out += "\\}";
-        break;
-      case '~':
-        out += "\\textasciitilde{}";
-        break;
-      case '^':
-        out += "\\textasciicircum{}";
-        break;
-      case '<':
-        out += "\\textless{}";
-        break;
-      case '>':
-        out += "\\textgreater{}";
-        break;
-      case '|':
-        out += "\\textbar{}";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-std::string md_escape(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
+    const auto* e =
+        std::find_if(table.begin(), table.end(), [c](const char_escape& x) { return x.from == c; });
+    if (e != table.end()) {
+      out += e->to;
     } else {
       out += c;
     }
   }
   return out;
+}
+
+std::string latex_escape(const std::string& s) {
+  return escape_chars(s,
+                      {{'\\', "\\textbackslash{}"},
+                       {'&', "\\&"},
+                       {'%', "\\%"},
+                       {'$', "\\$"},
+                       {'#', "\\#"},
+                       {'_', "\\_"},
+                       {'{', "\\{"},
+                       {'}', "\\}"},
+                       {'~', "\\textasciitilde{}"},
+                       {'^', "\\textasciicircum{}"},
+                       {'<', "\\textless{}"},
+                       {'>', "\\textgreater{}"},
+                       {'|', "\\textbar{}"}});
+}
+
+std::string md_escape(const std::string& s) {
+  return escape_chars(s, {{'|', "\\|"}, {'\n', " "}, {'\r', " "}});
 }
 
 std::string latex_num(double x, int digits) {

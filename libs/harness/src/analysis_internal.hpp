@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <utility>
@@ -54,6 +55,15 @@ double aggregate(const std::vector<double>& v, bool median, std::vector<double>&
 std::string fixed(double x, int digits);
 /// 6 significant digits, no trailing zeros ("0.05", not "0.050000000000000044").
 std::string short_number(double v);
+/// One substitution of a character escaper: the character `from` becomes the text `to`.
+struct char_escape {
+  char from;
+  const char* to;
+};
+/// s with every character listed in table replaced by its text (the others copied): the one
+/// home of the LaTeX, Markdown and HTML escapers.
+std::string escape_chars(const std::string& s, std::initializer_list<char_escape> table);
+/// LaTeX text: the ten special characters and <, >, | as commands.
 std::string latex_escape(const std::string& s);
 /// Markdown table cells: pipes escaped, line breaks removed.
 std::string md_escape(const std::string& s);

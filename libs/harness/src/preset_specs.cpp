@@ -7,30 +7,54 @@
 
 namespace dpx::harness::preset_parse {
 
+namespace {
+
+// The keys a [[figure]] / [[rate]] table may have (docs/presets.md), in the order an unknown
+// key's error lists them.
+// clang-format off
+const std::vector<std::string> kFigureKeys = {
+    "name", "title", "x", "y", "statistic", "series", "where", "logx", "logy", "reference_slopes",
+    "xlabel", "ylabel", "labels", "series_order", "marked", "deterministic", "y_range",
+    "max_series", "style"};
+const std::vector<std::string> kRateKeys = {
+    "name", "x", "y", "statistic", "group_by", "where", "fit_range", "expected_slope", "tolerance",
+    "informational", "check", "description", "claim", "kind", "bound_constant", "control",
+    "control_description", "control_replications"};
+// clang-format on
+
+/// The keys [[figure]] and [[rate]] share (name, x, y, statistic, where), parsed and checked
+/// into spec; false for any other key.
+template <class Spec>
+bool parse_shared_key(const ctx& c,
+                      const std::string& key,
+                      const toml::node& v,
+                      const std::string& w,
+                      const std::string& what,
+                      Spec& spec) {
+  if (key == "name") {
+    spec.name = get_string(c, v, w);
+  } else if (key == "x") {
+    spec.x = get_string(c, v, w);
+    check_param(c, v.source(), spec.x, w);
+  } else if (key == "y") {
+    spec.y = get_string(c, v, w);
+    check_metric(c, v, spec.y, w);
+  } else if (key == "statistic") {
+    spec.statistic = get_string(c, v, w);
+    check_statistic(c, v, spec.statistic);
+  } else if (key == "where") {
+    spec.where = parse_where(c, v, what);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 figure_spec parse_figure(const ctx& c, const toml::table& t, std::size_t index) {
   const std::string what = "[[figure]] #" + std::to_string(index + 1);
-  check_keys(c,
-             t,
-             {"name",
-              "title",
-              "x",
-              "y",
-              "statistic",
-              "series",
-              "where",
-              "logx",
-              "logy",
-              "reference_slopes",
-              "xlabel",
-              "ylabel",
-              "labels",
-              "series_order",
-              "marked",
-              "deterministic",
-              "y_range",
-              "max_series",
-              "style"},
-             what);
+  check_keys(c, t, kFigureKeys, what);
   figure_spec f;
   // An inline table of string -> string (labels, marked).
   const auto string_map = [&](const toml::node& v, const std::string& w) {
@@ -48,25 +72,13 @@ figure_spec parse_figure(const ctx& c, const toml::table& t, std::size_t index) 
     std::string w = what;
     w += ".";
     w += key;
-    if (key == "name")
-      f.name = get_string(c, v, w);
-    else if (key == "title")
+    if (parse_shared_key(c, key, v, w, what, f)) continue;
+    if (key == "title")
       f.title = get_string(c, v, w);
-    else if (key == "x") {
-      f.x = get_string(c, v, w);
-      check_param(c, v.source(), f.x, w);
-    } else if (key == "y") {
-      f.y = get_string(c, v, w);
-      check_metric(c, v, f.y, w);
-    } else if (key == "statistic") {
-      f.statistic = get_string(c, v, w);
-      check_statistic(c, v, f.statistic);
-    } else if (key == "series") {
+    else if (key == "series") {
       f.series = get_string_list(c, v, w);
       for (const auto& s : f.series) check_param(c, v.source(), s, w);
-    } else if (key == "where")
-      f.where = parse_where(c, v, what);
-    else if (key == "logx")
+    } else if (key == "logx")
       f.logx = get_bool(c, v, w);
     else if (key == "logy")
       f.logy = get_bool(c, v, w);
@@ -108,27 +120,7 @@ figure_spec parse_figure(const ctx& c, const toml::table& t, std::size_t index) 
 
 rate_spec parse_rate(const ctx& c, const toml::table& t, std::size_t index) {
   const std::string what = "[[rate]] #" + std::to_string(index + 1);
-  check_keys(c,
-             t,
-             {"name",
-              "x",
-              "y",
-              "statistic",
-              "group_by",
-              "where",
-              "fit_range",
-              "expected_slope",
-              "tolerance",
-              "informational",
-              "check",
-              "description",
-              "claim",
-              "kind",
-              "bound_constant",
-              "control",
-              "control_description",
-              "control_replications"},
-             what);
+  check_keys(c, t, kRateKeys, what);
   // ratio_flat's expected slope is 0 and ratio_bound has none.
   const bool ratio = t.contains("kind") && t.get("kind")->is_string() &&
                      t.get("kind")->as_string()->get() != "slope";
@@ -142,23 +134,11 @@ rate_spec parse_rate(const ctx& c, const toml::table& t, std::size_t index) {
     std::string w = what;
     w += ".";
     w += key;
-    if (key == "name")
-      r.name = get_string(c, v, w);
-    else if (key == "x") {
-      r.x = get_string(c, v, w);
-      check_param(c, v.source(), r.x, w);
-    } else if (key == "y") {
-      r.y = get_string(c, v, w);
-      check_metric(c, v, r.y, w);
-    } else if (key == "statistic") {
-      r.statistic = get_string(c, v, w);
-      check_statistic(c, v, r.statistic);
-    } else if (key == "group_by") {
+    if (parse_shared_key(c, key, v, w, what, r)) continue;
+    if (key == "group_by") {
       r.group_by = get_string_list(c, v, w);
       for (const auto& s : r.group_by) check_param(c, v.source(), s, w);
-    } else if (key == "where")
-      r.where = parse_where(c, v, what);
-    else if (key == "fit_range") {
+    } else if (key == "fit_range") {
       if (!v.is_array() || v.as_array()->size() != 2) c.fail(v, w + " must be [lo, hi]");
       const double lo = get_number(c, *v.as_array()->get(0), w);
       const double hi = get_number(c, *v.as_array()->get(1), w);

@@ -15,6 +15,7 @@
 #include <system_error>
 #include <vector>
 
+#include "analysis_internal.hpp"
 #include "dpx/harness/results.hpp"
 
 namespace dpx::harness {
@@ -43,30 +44,8 @@ json read_json(const fs::path& path) {
 }
 
 std::string esc(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
+  return analysis_internal::escape_chars(
+      s, {{'&', "&amp;"}, {'<', "&lt;"}, {'>', "&gt;"}, {'"', "&quot;"}, {'\'', "&#39;"}});
 }
 
 std::string base64(const std::string& bytes) {

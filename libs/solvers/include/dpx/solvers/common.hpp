@@ -211,6 +211,53 @@ void record(solve_result& r,
   r.trace.push_back(p);
 }
 
+/// The end of one iteration of an iterate-averaging method (noisy PGD, DP-SGD), after the
+/// step has produced the iterate x_t: folds x_t into the running average (avg_t = avg_{t-1} +
+/// (x_t - avg_{t-1}) / t), counts the iteration, stops on a non-finite iterate and records the
+/// trace point at checkpoints and at t = last (the objective of the average when averaging, of
+/// x_t otherwise). Returns false when the method must stop (diverged).
+template <class F>
+bool end_averaged_iteration(solve_result& r,
+                            const checkpoint_options& trace,
+                            stopwatch& clock,
+                            std::int64_t t,
+                            std::int64_t last,
+                            double step,
+                            std::int64_t trials,
+                            std::span<const double> x,
+                            std::vector<double>& avg,
+                            bool averaging,
+                            F&& objective) {
+  const double inv = 1.0 / static_cast<double>(t);
+  for (std::size_t j = 0; j < x.size(); ++j) avg[j] += (x[j] - avg[j]) * inv;
+  r.iterations = t;
+  if (!all_finite(x)) {
+    r.status = termination::diverged;
+    r.message = "non-finite iterate";
+    return false;
+  }
+  if (trace.is_checkpoint(t) || t == last)
+    record(r, trace, clock, t, step, trials, [&] {
+      return objective(averaging ? std::span<const double>(avg) : x);
+    });
+  return true;
+}
+
+/// The result of an iterate-averaging method: the average (or the last iterate x), its
+/// objective when recorded (time excluded), the solve time.
+template <class F>
+void finish_averaged(solve_result& r,
+                     const checkpoint_options& trace,
+                     stopwatch& clock,
+                     std::vector<double>& x,
+                     std::vector<double>& avg,
+                     bool averaging,
+                     F&& objective) {
+  r.x = averaging ? std::move(avg) : std::move(x);
+  if (trace.record_objective) r.objective = clock.exclude([&] { return objective(r.x); });
+  r.seconds = clock.elapsed();
+}
+
 }  // namespace detail
 
 }  // namespace dpx::solvers

@@ -135,22 +135,11 @@ solve_result dp_sgd(const Loss& loss,
                            : options.step_size / std::sqrt(static_cast<double>(t));
     for (std::size_t j = 0; j < d; ++j) u[j] = th[j] - eta * g[j] / denom;
     penalty.apply(u, eta, th);
-    const double inv = 1.0 / static_cast<double>(t);
-    for (std::size_t j = 0; j < d; ++j) avg[j] += (th[j] - avg[j]) * inv;
-    r.iterations = t;
-    if (!detail::all_finite(th)) {
-      r.status = termination::diverged;
-      r.message = "non-finite iterate";
+    if (!detail::end_averaged_iteration(
+            r, options.trace, clock, t, options.iterations, eta, 0, th, avg, averaging, objective))
       break;
-    }
-    if (options.trace.is_checkpoint(t) || t == options.iterations)
-      detail::record(r, options.trace, clock, t, eta, 0, [&] {
-        return objective(averaging ? std::span<const double>(avg) : std::span<const double>(th));
-      });
   }
-  r.x = averaging ? std::move(avg) : std::move(th);
-  if (options.trace.record_objective) r.objective = clock.exclude([&] { return objective(r.x); });
-  r.seconds = clock.elapsed();
+  detail::finish_averaged(r, options.trace, clock, th, avg, averaging, objective);
   return r;
 }
 

@@ -186,22 +186,11 @@ solve_result pgd(const Loss& loss,
     }
     for (std::size_t j = 0; j < d; ++j) u[j] = w[j] - eta * g[j];
     projection.apply(u, eta, w);
-    const double inv = 1.0 / static_cast<double>(t);
-    for (std::size_t j = 0; j < d; ++j) avg[j] += (w[j] - avg[j]) * inv;
-    r.iterations = t;
-    if (!detail::all_finite(w)) {
-      r.status = termination::diverged;
-      r.message = "non-finite iterate";
+    if (!detail::end_averaged_iteration(
+            r, options.trace, clock, t, options.iterations, eta, 1, w, avg, averaging, objective))
       break;
-    }
-    if (options.trace.is_checkpoint(t) || t == options.iterations)
-      detail::record(r, options.trace, clock, t, eta, 1, [&] {
-        return objective(averaging ? std::span<const double>(avg) : std::span<const double>(w));
-      });
   }
-  r.x = averaging ? std::move(avg) : std::move(w);
-  if (options.trace.record_objective) r.objective = clock.exclude([&] { return objective(r.x); });
-  r.seconds = clock.elapsed();
+  detail::finish_averaged(r, options.trace, clock, w, avg, averaging, objective);
   return r;
 }
 
