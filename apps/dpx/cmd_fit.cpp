@@ -296,7 +296,11 @@ int run_fit(const fit_options& o) {
           io.trace.enabled = false;
           std::vector<double> th0(
               d, io.variant == dpx::solvers::istdp_variant::as_published ? 1e-3 : 0.0);
-          r = dpx::solvers::istdp(loss, penalty, th0, zero, io, rng);
+          // as_published needs theta^0 != theta^1 (its first BB step); strict starts from
+          // theta^1 alone, through the overload without theta^0.
+          r = io.variant == dpx::solvers::istdp_variant::as_published
+                  ? dpx::solvers::istdp(loss, penalty, th0, zero, io, rng)
+                  : dpx::solvers::istdp(loss, penalty, zero, io, rng);
         } else if (o.solver == "noisy_pgd") {
           dpx::solvers::pgd_options po;
           po.iterations = o.max_iter.value_or(200);

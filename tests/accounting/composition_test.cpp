@@ -5,8 +5,8 @@
 //   divergence of the k-fold product of its dominating pair (2-point for pure DP, 4-point for
 //   (eps0, delta0)) for small k, for several eps.
 // - KOV optimal at k = 1000, eps0 = 0.5 is finite and nonzero (a public float64 reference
-//   returns 0), and equals the published 193.5 at delta = 1e-6 (prior-art survey, exact
-//   optimal composition value quoted against prv_accountant's 188.1 lower-than-exact bound).
+//   returns 0), and equals 193.5 at delta = 1e-6 (the exact optimal composition; prv_accountant's
+//   pure-DP bound, built on an RDP curve that is too low near alpha = 1, gives 188.1 there).
 // - KOV optimal is <= the KOV Thm 3.4 bound <= basic; the heterogeneous Thm 3.5 form reduces
 //   to the homogeneous one; the optimal per-step inverse round-trips.
 // - approx_dp_accountant: rules, merging, unsupported events, bad parameters.
@@ -89,8 +89,9 @@ TEST(KovOptimal, ApproxDpMatchesBruteForce) {
 }
 
 TEST(KovOptimal, LargeKFiniteAndPublishedValue) {
-  // Prior art (shared/prior-art/accounting.md): exact optimal composition of 1000 0.5-DP
-  // mechanisms is 193.5 (at delta = 1e-6); a float64 reference implementation returns 0.
+  // The exact optimal composition (KOV 2015, Thm 3.3) of 1000 0.5-DP mechanisms is 193.5 at
+  // delta = 1e-6; a float64 implementation of Thm 3.3 (rrogers386/DPComposition) overflows
+  // near k = 1000 and returns 0.
   const double d = acc::kov_optimal_delta(0.5, 0.0, 1000, 150.0);
   EXPECT_GT(d, 0.0);
   EXPECT_TRUE(std::isfinite(d));

@@ -99,11 +99,12 @@ TEST(Mcp, HardThresholdAtLambdaSqrtStepGamma) {
   EXPECT_EQ(p.prox(3.5, s), 3.5);
 }
 
-// Seed 002's shrinkage-thresholding function, transcribed literally (step gamma, concavity
+// The ISTDP paper's shrinkage-thresholding function (Yuan & Peng 2023 [ISTDP], the MCP prox;
+// docs/theory/istdp.md, "The MCP proximal operator"), transcribed literally (step gamma, concavity
 // alpha): h1 = (t-s)^2/2 + lambda gamma |t| - t^2/(2 alpha) on |t| <= alpha lambda,
 // h2 = (t-s)^2/2 + alpha (lambda gamma)^2 / 2 on |t| >= alpha lambda. It is the prox of
 // phi(.; gamma lambda, alpha), not of gamma phi(.; lambda, alpha).
-double seed_002_threshold(double s, double gamma, double lambda, double alpha) {
+double istdp_paper_threshold(double s, double gamma, double lambda, double alpha) {
   const double a = std::fabs(s);
   auto h1 = [&](double t) {
     return 0.5 * (t - a) * (t - a) + lambda * gamma * t - t * t / (2 * alpha);
@@ -125,10 +126,10 @@ TEST(Mcp, SeedClosedFormIsWrongForStepNotOne) {
   const mcp p(lambda, alpha);
   // Step 1: the seed's form is right.
   for (double u = -4; u <= 4; u += 0.125)
-    EXPECT_NEAR(seed_002_threshold(u, 1.0, lambda, alpha), p.prox(u, 1.0), 1e-12);
+    EXPECT_NEAR(istdp_paper_threshold(u, 1.0, lambda, alpha), p.prox(u, 1.0), 1e-12);
   // Step 0.5, u = 1: true prox (1 - 0.5)/(1 - 0.5/3) = 0.6; the seed's form gives 0.75.
   EXPECT_NEAR(p.prox(1.0, 0.5), 0.6, 1e-15);
-  EXPECT_NEAR(seed_002_threshold(1.0, 0.5, lambda, alpha), 0.75, 1e-15);
+  EXPECT_NEAR(istdp_paper_threshold(1.0, 0.5, lambda, alpha), 0.75, 1e-15);
   const auto phi = [&](double t) { return p.penalty(t); };
   EXPECT_NEAR(brute_force_argmin(phi, 1.0, 0.5), 0.6, 1e-6);
 }

@@ -129,8 +129,8 @@ solvers::solve_result run_solver(const solver_audit_spec& s,
                                  rng::philox4x32& g) {
   const prox::zero_penalty none;
   const std::span<const double> t0(kTheta0, 2), t1(kTheta1, 2);
-  if (s.solver == "istdp_as_published" || s.solver == "istdp_strict")
-    return solvers::istdp(loss, none, t0, t1, istdp_opts(s), g);
+  if (s.solver == "istdp_strict") return solvers::istdp(loss, none, t1, istdp_opts(s), g);
+  if (s.solver == "istdp_as_published") return solvers::istdp(loss, none, t0, t1, istdp_opts(s), g);
   if (s.solver == "noisy_pgd") return solvers::pgd(loss, none, t1, pgd_opts(s), g);
   return solvers::dp_sgd(loss, none, t1, sgd_opts(s), g);
 }

@@ -348,14 +348,17 @@ std::string control_label(const rate_spec& r) {
   return s;
 }
 
+void analysis_options::validate() const {
+  const char* fn = "analysis_options::validate";
+  if (bootstrap < 1)
+    core::throw_invalid(fn, "bootstrap", static_cast<double>(bootstrap), "must be >= 1");
+  core::check_open_interval(fn, "confidence", confidence, 0, 1);
+}
+
 std::vector<rate_result> fit_rates(const tidy_table& t,
                                    const std::vector<rate_spec>& rates,
                                    const analysis_options& options) {
-  if (options.bootstrap < 1) {
-    core::throw_invalid(
-        "fit_rates", "options.bootstrap", static_cast<double>(options.bootstrap), "must be >= 1");
-  }
-  core::check_open_interval("fit_rates", "options.confidence", options.confidence, 0, 1);
+  options.validate();
   const bool has_controls = t.has_param(control_column);
   const tidy_table main_rows = has_controls ? rows_with_control(t, "") : tidy_table{};
   const tidy_table& grid = has_controls ? main_rows : t;

@@ -158,6 +158,10 @@ struct analysis_options {
   std::string python = "/usr/bin/python3";
   std::string preset_name;  ///< for titles and report.md
   std::string description;  ///< one paragraph for report.md
+
+  /// Throws core::invalid_argument_error naming the field (bootstrap >= 1, confidence in
+  /// (0, 1)); fit_rates calls it.
+  void validate() const;
 };
 
 /// Fits every rate spec to the tidy rows (failed rows excluded). Replications are resampled
