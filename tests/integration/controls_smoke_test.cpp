@@ -70,11 +70,12 @@ const std::vector<smoke_case>& cases_table() {
         "grid.n=[1000,4000,16000]",
         "replications=400",
         "replication_block=400"}},
+      // The quick form's n range (10^3..6.4·10^4): on 10^3..1.6·10^4 the slope sd is ~0.046 at
+      // 500 replications, and at the preset's seed 20251130 that grid fitted 0.087 [0.008, 0.164]
+      // (a 1.9 sd excursion; 2026-11-26) — too coarse for a test; here the sd is ~0.03.
       {"dd_nonparametric",
        "tracks_oracle",
-       {"grid.phi=[0.0]",
-        "grid.zip=[{epsilon=[1.0], eps_scaling=[\"fixed\"], omega=[0.0]}]",
-        "grid.n={geometric=[1000,16000],points=5,integer=true}"}},
+       {"grid.phi=[0.0]", "grid.zip=[{epsilon=[1.0], eps_scaling=[\"fixed\"], omega=[0.0]}]"}},
       {"dd_privacy_cost", "tracks_oracle", {"grid.zip=[{epsilon=[1.0], eps_scaling=[\"fixed\"]}]"}},
       {"dd_variance_plugin",
        "known_variance_tracks_oracle",
