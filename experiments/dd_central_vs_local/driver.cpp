@@ -11,11 +11,13 @@
 // X̄)²/τ² — when nothing is clipped exactly 2(12/(nε))² centrally and 2(12/ε)²/n locally, so its
 // slope in n is 2ω − 2 (central) and 2ω − 1 (local); oracle_mse 1/n + 2b² (central) or 1/n + 2b²/n
 // (local); sq_err_over_oracle; failed (central only); clipped_fraction; epsilon_used.
+// Negative controls: sensitivity_n and noise_epsilon rescale the noise draw (see run()).
 #include <cmath>
 #include <string>
 
 #include "../dd_common/dd_common.hpp"
 #include "dpx/estimators/central.hpp"
+#include "dpx/estimators/detail/kernels.hpp"
 #include "dpx/estimators/local.hpp"
 
 namespace dpx::experiments::dd_central_vs_local {
@@ -53,6 +55,17 @@ metrics run(const cell_context& c) {
   } else {
     core::throw_invalid("dd_central_vs_local", "model", model, "must be central or local");
   }
+  // Negative controls (docs/presets.md, "Controls"): the release's noise draw rescaled so that
+  // its variance is that for sensitivity_n records (central sd ∝ 1/n; local: an average of n
+  // per-user draws, sd ∝ 1/√n) and/or for budget noise_epsilon (sd ∝ 1/ε) instead of the cell's
+  // — noise that does not shrink as the theorem says. Not a release of the library.
+  double factor = dd::sensitivity_n_factor(p, dn, model == "central" ? 1.0 : 0.5);
+  const double noise_eps = p.get_double("noise_epsilon");
+  if (noise_eps > 0) factor *= eps / noise_eps;
+  if (factor != 1.0) {
+    const double clipped = estimators::detail::clipped_sum(x, r.range.lo, r.range.hi).sum / dn;
+    r.estimate = clipped + (r.estimate - clipped) * factor;
+  }
   const double e = r.estimate - mu, d = r.estimate - xbar;
   const double oracle = 1.0 / dn + noise_var;
   return {{"sq_err", e * e},
@@ -69,7 +82,7 @@ metrics run(const cell_context& c) {
 harness::driver make() {
   harness::driver d;
   d.name = "dd_central_vs_local";
-  d.version = "2";
+  d.version = "3";
   d.description = "Central (S1 Alg 4) vs local (S1 Alg 8) winsorized means on i.i.d. N(mu, 1)";
   d.params = {
       {"n", "sample size (users), >= 1", std::nullopt, harness::integer_at_least(1)},
@@ -83,6 +96,11 @@ harness::driver make() {
        "gamma of tau = sqrt(2 ln(2n/gamma))",
        param_value{0.1},
        harness::open_unit_interval()},
+      dd::sensitivity_n_param(),
+      {"noise_epsilon",
+       "0 = noise for the cell's eps; > 0: noise calibrated to that eps (negative control)",
+       param_value{0.0},
+       harness::non_negative()},
   };
   const auto budget = dd::budget_params(param_value{1.0}, false);
   d.params.insert(d.params.end(), budget.begin(), budget.end());

@@ -68,6 +68,26 @@ inline double cell_delta(const harness::param_map& p, double n) {
   core::throw_invalid("dd driver", "delta_rule", s, "must be n2 or n");
 }
 
+/// The negative-control parameter of the dd drivers' oracle checks (docs/presets.md,
+/// "Controls"): `sensitivity_n` = 0 (default) leaves the algorithm's noise alone; k > 0 rescales
+/// the privacy noise of the release to its size for a sample of k records instead of n (noise
+/// calibrated to a fixed sample size), so the privacy error stops shrinking with n. Such a
+/// release is not one of the library's: the parameter exists only to show that a check can fail.
+inline harness::param_decl sensitivity_n_param() {
+  return {"sensitivity_n",
+          "0 = noise for the cell's n; k > 0: noise calibrated to k records (negative control)",
+          harness::param_value{std::int64_t{0}},
+          harness::integer_at_least(0)};
+}
+
+/// The factor that turns the release's noise draw into the control's: (n/k)^power for
+/// sensitivity_n = k > 0 (power 1 when the noise sd is ∝ 1/n, as for a central mean; 1/2 for a
+/// local mean, whose noise is an average of n per-user draws), 1 when k = 0.
+inline double sensitivity_n_factor(const harness::param_map& p, double n, double power = 1.0) {
+  const auto k = p.get_int("sensitivity_n");
+  return k > 0 ? std::pow(n / static_cast<double>(k), power) : 1.0;
+}
+
 inline double mean_of(std::span<const double> x) {
   double s[4] = {0, 0, 0, 0};
   for (std::size_t i = 0; i < x.size(); ++i) s[i % 4] += x[i];

@@ -20,6 +20,8 @@
 // part: exactly 3·2(2κ/(n ε_m))²/τ² ∝ n⁻² when nothing is clipped); oracle_mse tr Cov(β̄) + 2p b²
 // (tr Cov(β̂_u) from the pilot); sq_err_over_oracle; failed_coordinates; clipped_fraction (max
 // over coordinates); tau; singular_users.
+// Negative controls: sensitivity_n (noise for a fixed number of users) and shared_effect (an error
+// component common to all users), see run().
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -29,6 +31,7 @@
 
 #include "../dd_common/dd_common.hpp"
 #include "dpx/core/hash.hpp"
+#include "dpx/core/normal.hpp"
 #include "dpx/data/user_models.hpp"
 #include "dpx/estimators/user_level.hpp"
 
@@ -145,7 +148,16 @@ metrics run(const cell_context& c) {
   }
 
   auto gd = c.stream(rng::purpose::data);
-  const auto s = model.sample(gd);
+  auto s = model.sample(gd);
+  // shared_effect = s > 0: the negative control of the statistical-rate checks — an error
+  // component s·W, W ~ N(0, 1), common to every user and time (users no longer independent, as
+  // Cor 5.16 assumes). The intercept absorbs it in every per-user fit, so the divide-and-conquer
+  // error keeps s² whatever n is.
+  if (const double shared = p.get_double("shared_effect"); shared > 0) {
+    auto gw = c.stream(rng::purpose::aux);
+    const double w = shared * rng::standard_normal(gw);
+    for (double& v : s.y.values()) v += w;
+  }
   const estimators::panel_view xv{s.x.values(), n, T, kP};
   estimators::longitudinal_options o;
   o.base.epsilon = eps;
@@ -157,11 +169,7 @@ metrics run(const cell_context& c) {
   const auto r = estimators::longitudinal_regression(xv, s.y.values(), o, g);
 
   std::size_t singular = 0;
-  const auto sens_n = p.get_int("sensitivity_n");
-  if (sens_n < 0)
-    core::throw_invalid(
-        "dd_longitudinal", "sensitivity_n", static_cast<double>(sens_n), "must be >= 0");
-  const double sens_factor = sens_n > 0 ? dn / static_cast<double>(sens_n) : 1.0;
+  const double sens_factor = dd::sensitivity_n_factor(p, dn);
   const auto bu = estimators::detail::per_user_coefficients(xv, s.y.values(), w, cov, &singular);
   const auto& beta = model.beta();
   double se = 0, sn = 0, sp = 0, clipped = 0;
@@ -199,7 +207,7 @@ metrics run(const cell_context& c) {
 harness::driver make() {
   harness::driver d;
   d.name = "dd_longitudinal";
-  d.version = "2";
+  d.version = "3";
   d.description =
       "Private longitudinal regression (S1 Def 5.13, Cor 5.16): per-user OLS/GLS, then Alg 5";
   d.params = {
@@ -212,9 +220,11 @@ harness::driver make() {
       {"covariate_phi", "AR(1) coefficient of the covariate z over t", param_value{0.5}},
       {"gamma", "gamma of the radius", param_value{0.1}, harness::open_unit_interval()},
       {"radius", "pilot (R) | lemma_5_15 (V)", param_value{std::string("pilot")}},
-      {"sensitivity_n",
-       "0 = noise for n users; > 0: noise calibrated to that fixed size (negative control)",
-       param_value{std::int64_t{0}}},
+      dd::sensitivity_n_param(),
+      {"shared_effect",
+       "sd of an error component common to all users (0; > 0: negative control)",
+       param_value{0.0},
+       harness::non_negative()},
   };
   const auto budget = dd::budget_params(param_value{1.0});
   d.params.insert(d.params.end(), budget.begin(), budget.end());

@@ -116,11 +116,7 @@ metrics run(const cell_context& c) {
   // the sensitivity of a sample of that fixed size instead of n (the same draw rescaled by
   // n / sensitivity_n), so the privacy error no longer shrinks like 1/n. Not a private release of
   // the library; it exists only to show that the oracle check can fail.
-  const auto sens_n = p.get_int("sensitivity_n");
-  if (sens_n < 0)
-    core::throw_invalid(
-        "dd_nonparametric", "sensitivity_n", static_cast<double>(sens_n), "must be >= 0");
-  if (sens_n > 0) xi *= dn / static_cast<double>(sens_n);
+  xi *= dd::sensitivity_n_factor(p, dn);
   const double estimate = clipped_mean + xi;
   const double e = estimate - fx, es = clipped_mean - fx;
   const double oracle = np_mse + 2.0 * r.noise_scale * r.noise_scale;
@@ -154,9 +150,7 @@ harness::driver make() {
        "lemma_4_9 (as printed) | safe (docs/theory/dependent-data.md §4.4)",
        param_value{std::string("lemma_4_9")}},
       {"bandwidth", "b; 0 = Cor 4.11's (a fixed b > 0 is a negative control)", param_value{0.0}},
-      {"sensitivity_n",
-       "0 = noise for sample size n; > 0: noise calibrated to that fixed size (negative control)",
-       param_value{std::int64_t{0}}},
+      dd::sensitivity_n_param(),
   };
   const auto budget = dd::budget_params(std::nullopt);
   d.params.insert(d.params.end(), budget.begin(), budget.end());

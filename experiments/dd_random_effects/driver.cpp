@@ -15,13 +15,16 @@
 // (exact when nothing is clipped: Var(grand mean) = [σ_U² Σ_g n_g² T² + n 1ᵀΣ_u1]/(nT)²);
 // sq_err_over_oracle; plateau σ_U² Σ_g n_g²/n² (the part that does not shrink with n);
 // rho_joint (λ_max of all nT values: Lemma 5.9's ρ); failed; clipped_fraction; tau.
+// Negative control: sensitivity_n (noise calibrated to a fixed number of users, see run()).
 #include <array>
 #include <cmath>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "../dd_common/dd_common.hpp"
 #include "dpx/data/user_models.hpp"
+#include "dpx/estimators/detail/kernels.hpp"
 #include "dpx/estimators/user_level.hpp"
 
 namespace dpx::experiments::dd_random_effects {
@@ -92,7 +95,16 @@ metrics run(const cell_context& c) {
   const estimators::panel_view view{y.values(), n, T, 1};
   const auto r =
       estimators::random_effects_mean(view, {eps, delta, estimators::interval_rule::paper(tau)}, g);
-  const double e = r.estimate - mu;
+  // sensitivity_n = k > 0: the negative control of the oracle check — the Laplace draw rescaled
+  // by n/k (noise calibrated to k users, so it no longer shrinks like 1/n; dd_common.hpp). The
+  // oracle keeps the algorithm's scale.
+  double estimate = r.estimate;
+  if (const double f = dd::sensitivity_n_factor(p, dn); f != 1.0) {
+    const std::vector<double> means = estimators::user_averages(view);
+    const double clipped = estimators::detail::clipped_sum(means, r.range.lo, r.range.hi).sum / dn;
+    estimate = clipped + (r.estimate - clipped) * f;
+  }
+  const double e = estimate - mu;
   const double gm = dd::mean_of(y.values()) - mu;
   const double oracle = grand_var + 2.0 * r.noise_scale * r.noise_scale;
   return {{"sq_err", e * e},
@@ -110,7 +122,7 @@ metrics run(const cell_context& c) {
 harness::driver make() {
   harness::driver d;
   d.name = "dd_random_effects";
-  d.version = "1";
+  d.version = "2";
   d.description =
       "Random-effects location model (S1 Def 5.8, Cor 5.10): user-level winsorized mean";
   d.params = {
@@ -125,6 +137,7 @@ harness::driver make() {
       {"radius",
        "mean_variance (docs/theory/dependent-data.md §4.1 [R]) | lsi (S1 Lemma 5.2)",
        param_value{std::string("mean_variance")}},
+      dd::sensitivity_n_param(),
   };
   const auto budget = dd::budget_params(param_value{1.0});
   d.params.insert(d.params.end(), budget.begin(), budget.end());

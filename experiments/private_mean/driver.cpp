@@ -14,6 +14,9 @@
 //   theory_private_mse the exact noise variance (2 b^2 or sigma^2)
 //   theory_total_mse   sigma_X^2 / n + noise variance
 //
+// Negative control (docs/presets.md, "Controls"): sensitivity_n = k > 0 calibrates the noise to
+// sensitivity 1/k instead of 1/n (a wrong sensitivity: the noise stops shrinking with n).
+//
 // Data are keyed on (n, distribution, beta_a, beta_b) only: every mechanism and epsilon sees the
 // same dataset in replication r (common random numbers).
 #include <boost/random/beta_distribution.hpp>
@@ -90,7 +93,11 @@ metrics run(const cell_context& ctx) {
   auto data_rng = ctx.stream(rng::purpose::data);
   const double xbar = sample_mean(n, distribution, a, b, data_rng);
 
-  const double sensitivity = 1.0 / static_cast<double>(n);
+  // sensitivity_n = k > 0: the negative control of the rate checks — the noise calibrated to
+  // the sensitivity 1/k of a fixed sample size k instead of 1/n, so it no longer shrinks with n
+  // (k <= n over-noises: still eps-DP, but not the mechanism the rates are about).
+  const std::int64_t sens_n = p.get_int("sensitivity_n");
+  const double sensitivity = 1.0 / static_cast<double>(sens_n > 0 ? sens_n : n);
   auto noise_rng = ctx.stream(rng::purpose::noise);
   double release = 0;
   double noise_var = 0;
@@ -116,7 +123,7 @@ metrics run(const cell_context& ctx) {
 harness::driver make_driver() {
   harness::driver d;
   d.name = "private_mean";
-  d.version = "1";
+  d.version = "2";
   d.description =
       "Private mean of n values in [0,1]: Laplace (scale 1/(n eps)) or classical Gaussian, "
       "replace-one neighbours, item level";
@@ -146,6 +153,10 @@ harness::driver make_driver() {
        "delta of the Gaussian mechanism, in (0, 1)",
        harness::param_value{1e-5},
        harness::open_unit_interval()},
+      {"sensitivity_n",
+       "0 = sensitivity 1/n; k > 0: noise calibrated to 1/k (negative control)",
+       harness::param_value{std::int64_t{0}},
+       harness::integer_at_least(0)},
   };
   // The classical Gaussian calibration (Dwork & Roth 2014, Thm A.1) holds only for eps < 1.
   d.validate = [](const harness::param_map& p) {

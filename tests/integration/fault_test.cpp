@@ -311,6 +311,16 @@ TEST_F(Faults, EveryDriverRejectsAZeroSampleSizeBeforeCompute) {
       {"dd_privacy_cost", "n = [100]\nepsilon = [1.0]\ngamma = [1.5]", "gamma"},
       {"dd_random_effects", "n = [1]\nT = [10]\nepsilon = [1.0]", "n"},
       {"dd_variance_plugin", "n = [100]\nmethod = [\"nope\"]", "method"},
+      // The negative-control parameters (docs/presets.md, "Controls").
+      {"private_mean",
+       "n = [100]\nepsilon = [1.0]\nmechanism = [\"laplace\"]\n"
+       "sensitivity_n = [-1]",
+       "sensitivity_n"},
+      {"dd_central_vs_local",
+       "n = [100]\nmodel = [\"central\"]\nnoise_epsilon = [-1.0]",
+       "noise_epsilon"},
+      {"dd_longitudinal", "n = [100]\nT = [10]\nshared_effect = [-0.5]", "shared_effect"},
+      {"dd_random_effects", "n = [100]\nsensitivity_n = [-5]", "sensitivity_n"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.driver + ": " + c.grid);
