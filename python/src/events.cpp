@@ -187,8 +187,12 @@ void init_events(py::module_& m) {
       .def_readonly("noise_multiplier",
                     &core::sampled_without_replacement_event::noise_multiplier,
                     "Noise scale per unit replace-one sensitivity of the batch query.")
-      .def_readonly("batch_size", &core::sampled_without_replacement_event::batch_size)
-      .def_readonly("dataset_size", &core::sampled_without_replacement_event::dataset_size)
+      .def_readonly("batch_size",
+                    &core::sampled_without_replacement_event::batch_size,
+                    "Records per batch m.")
+      .def_readonly("dataset_size",
+                    &core::sampled_without_replacement_event::dataset_size,
+                    "Dataset size n (add/remove: the larger dataset of a neighbouring pair).")
       .def("__repr__", [](const core::sampled_without_replacement_event& e) {
         return std::string("SampledWithoutReplacementDpEvent(noise=") +
                (e.noise == core::noise_family::gaussian ? "gaussian" : "laplace") +
