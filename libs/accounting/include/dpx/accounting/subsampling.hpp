@@ -16,7 +16,9 @@
 ///   D' that contains x with a batch of D that replaces x by a uniform other record gives
 ///   exactly the Poisson structure (gamma P + (1-gamma) Q, Q) with gamma = m / |D'| and (P, Q)
 ///   the substitution pair on batches, so the Poisson dominating pairs (both directions) apply
-///   with that gamma [Zhu, Dong & Wang 2022, Thm 11 (Poisson subsampling)].
+///   with that gamma [Zhu, Dong & Wang 2022, dominating pairs of Poisson subsampling; equivalently
+///   the trade-off curve of (gamma P + (1-gamma) Q, Q) is gamma f + (1-gamma) Id, Dong, Roth & Su
+///   2022, Sec. 4].
 /// In both cases the base mechanism is analysed under substitution on batches: the event's
 /// noise_multiplier is relative to the replace-one sensitivity of the batch query.
 
