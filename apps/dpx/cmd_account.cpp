@@ -567,7 +567,7 @@ int run_account(account_options o) {
 
 const bool registered = dpx::cli::register_command(
     "account",
-    "Epsilon of T Gaussian (optionally Poisson-subsampled) or Laplace releases",
+    "Epsilon of T Gaussian or Laplace releases (optionally subsampled: Poisson or fixed batches)",
     [](CLI::App& sub) {
       auto o = std::make_shared<account_options>();
       sub.add_option("--mechanism", o->mechanism, "gaussian | laplace");
