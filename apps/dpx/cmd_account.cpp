@@ -5,11 +5,19 @@
 //               [--epsilon-error R]
 //   dpx account --mechanism gaussian --noise-multiplier S --dataset-size N --batch-size B
 //               --epochs E ...      (DP-SGD shorthand: Q = B / N, T = ceil(E N / B))
-//   dpx account --mechanism laplace --scale B [--sensitivity S] --steps T ...
+//   dpx account --mechanism laplace --scale B [--sensitivity S] [--sampling-rate Q] --steps T ...
+//   dpx account --mechanism gaussian|laplace ... --sampling without_replacement
+//               --neighbouring replace_one|add_remove --dataset-size N --batch-size B
+//               (--epochs E | --steps T) ...   (fixed batches of B drawn without replacement;
+//               the noise is relative to the REPLACE-ONE sensitivity of the batch query, e.g.
+//               2C for clipped sums; docs/accounting.md, "Subsampling")
 //   dpx account --events events.json (--delta D | --epsilon E) --method ...
 //               (heterogeneous composition; events.json is [{"kind": ..., params...,
 //               "count": n}, ...] or {"events": [...]}, kinds: gaussian / laplace
-//               {noise_multiplier}, subsampled_gaussian {sampling_rate, noise_multiplier},
+//               {noise_multiplier}, subsampled_gaussian / subsampled_laplace {sampling_rate,
+//               noise_multiplier}, sampled_without_replacement {noise: gaussian | laplace,
+//               noise_multiplier, batch_size, dataset_size, neighbouring: replace_one |
+//               add_remove},
 //               randomized_response {epsilon, categories = 2}, pure_dp {epsilon}, approx_dp
 //               {epsilon, delta}, discrete_pair {p, q}, discrete_laplace {scale,
 //               sensitivity}, discrete_gaussian {sigma, sensitivity}, zcdp {rho},
@@ -41,6 +49,7 @@
 #include "command.hpp"
 #include "dpx/accounting/calibration.hpp"
 #include "dpx/accounting/pld.hpp"
+#include "dpx/accounting/subsampling.hpp"
 #include "dpx/core/error.hpp"
 #include "strict.hpp"
 
@@ -69,7 +78,17 @@ struct account_options {
   bool have_epsilon_error = false;
   std::string events;
   bool have_events = false;
+  std::string sampling;      // "" (poisson) | poisson | without_replacement
+  std::string neighbouring;  // "" (add_remove) | add_remove | replace_one
+  bool have_dataset = false, have_batch = false, have_epochs = false;
 };
+
+/// Parses a --neighbouring / events-file relation name.
+dpx::core::neighbouring parse_relation(const std::string& flag, const std::string& s) {
+  if (s.empty() || s == "add_remove") return dpx::core::neighbouring::add_remove;
+  if (s == "replace_one") return dpx::core::neighbouring::replace_one;
+  dpx::core::throw_invalid(kFn, flag, s, "must be add_remove or replace_one");
+}
 
 /// Reads an events file (see the file comment) into a release log. Messages name the flag and
 /// the event's index, never the file's contents.
@@ -126,6 +145,30 @@ dpx::core::event_log read_events(const std::string& path) {
       ev = core::laplace_event{num("noise_multiplier")};
     } else if (kind == "subsampled_gaussian") {
       ev = core::subsampled_gaussian_event{num("sampling_rate"), num("noise_multiplier")};
+    } else if (kind == "subsampled_laplace") {
+      ev = core::subsampled_laplace_event{num("sampling_rate"), num("noise_multiplier")};
+    } else if (kind == "sampled_without_replacement") {
+      auto text = [&](const char* k) {
+        if (!e.contains(k) || !e[k].is_string()) {
+          core::throw_invalid(fn, "--events", where + " " + k, "missing or not a string");
+        }
+        return e[k].get<std::string>();
+      };
+      const std::string noise = text("noise");
+      if (noise != "gaussian" && noise != "laplace") {
+        core::throw_invalid(fn, "--events", where + " noise", "must be gaussian or laplace");
+      }
+      const std::int64_t batch = integer("batch_size", 0), size = integer("dataset_size", 0);
+      if (batch < 1 || size < batch) {
+        core::throw_invalid(
+            fn, "--events", where + " batch_size", "need 1 <= batch_size <= dataset_size");
+      }
+      ev = core::sampled_without_replacement_event{
+          noise == "gaussian" ? core::noise_family::gaussian : core::noise_family::laplace,
+          num("noise_multiplier"),
+          batch,
+          size,
+          parse_relation("--events " + where + " neighbouring", text("neighbouring"))};
     } else if (kind == "randomized_response") {
       ev = core::randomized_response_event{num("epsilon"), integer("categories", 2)};
     } else if (kind == "pure_dp") {
@@ -167,6 +210,11 @@ int run_events(const account_options& o) {
                      o.have_sensitivity,
                      o.have_steps,
                      o.have_sgd,
+                     o.have_dataset,
+                     o.have_batch,
+                     o.have_epochs,
+                     !o.sampling.empty(),
+                     !o.neighbouring.empty(),
                      !o.mechanism.empty()}) {
     if (given) core::throw_invalid(fn, "--events", o.events, "takes no mechanism flags");
   }
@@ -244,15 +292,44 @@ int run_account(account_options o) {
   const char* fn = kFn;
   if (o.have_events) return run_events(o);
   if (o.mechanism.empty()) core::throw_invalid(fn, "--mechanism", "(missing)", "required");
-  if (o.have_sgd) {
+  const bool wor = o.sampling == "without_replacement";
+  if (!o.sampling.empty() && o.sampling != "poisson" && !wor) {
+    core::throw_invalid(fn, "--sampling", o.sampling, "must be poisson or without_replacement");
+  }
+  const core::neighbouring relation = parse_relation("--neighbouring", o.neighbouring);
+  if (relation == core::neighbouring::replace_one && !wor) {
+    core::throw_invalid(fn,
+                        "--neighbouring",
+                        o.neighbouring,
+                        "replace_one needs --sampling without_replacement (Poisson sampling is "
+                        "accounted under add/remove)");
+  }
+  if (wor) {
+    if (o.have_rate) {
+      core::throw_invalid(fn, "--sampling-rate", o.sampling_rate, "not with without_replacement");
+    }
+    if (!o.have_dataset || !o.have_batch || o.have_epochs == o.have_steps) {
+      core::throw_invalid(fn,
+                          "--sampling",
+                          o.sampling,
+                          "without_replacement needs --dataset-size, --batch-size and one of "
+                          "--epochs and --steps");
+    }
+    if (o.batch_size < 1 || o.batch_size > o.dataset_size) {
+      core::throw_invalid(
+          fn, "--batch-size", std::to_string(o.batch_size), "must lie in [1, dataset size]");
+    }
+    if (o.have_epochs) {
+      if (!(o.epochs > 0.0) || !std::isfinite(o.epochs)) {
+        core::throw_invalid(fn, "--epochs", o.epochs, "must be positive and finite");
+      }
+      o.steps = acc::dp_sgd_schedule_of(o.dataset_size, o.batch_size, o.epochs).steps;
+    }
+  } else if (o.have_sgd) {
     if (o.have_steps)
       core::throw_invalid(fn, "--steps", std::to_string(o.steps), "not with --dataset-size");
     if (o.have_rate) {
       core::throw_invalid(fn, "--sampling-rate", o.sampling_rate, "not with --dataset-size");
-    }
-    if (o.mechanism != "gaussian") {
-      core::throw_invalid(
-          fn, "--dataset-size", std::to_string(o.dataset_size), "only for --mechanism gaussian");
     }
     if (o.dataset_size < 1)
       core::throw_invalid(fn, "--dataset-size", std::to_string(o.dataset_size), "must be >= 1");
@@ -267,6 +344,11 @@ int run_account(account_options o) {
     o.steps = sch.steps;
     o.sampling_rate = sch.sampling_rate;
     o.have_rate = sch.sampling_rate < 1.0;
+  } else if (o.have_dataset || o.have_batch || o.have_epochs) {
+    dpx::core::throw_invalid(kFn,
+                             "--dataset-size",
+                             "(partial)",
+                             "give --dataset-size, --batch-size and --epochs together");
   } else if (!o.have_steps) {
     core::throw_invalid(
         fn, "--steps", "(missing)", "required (or --dataset-size/--batch-size/--epochs)");
@@ -322,7 +404,59 @@ int run_account(account_options o) {
     r.value = r.b.upper;
     return r;
   };
-  if (o.mechanism == "gaussian") {
+  // Subsampled Laplace and fixed-size batches: the event's accountant for each method.
+  const bool laplace_rate = o.mechanism == "laplace" && o.have_rate && o.sampling_rate < 1.0;
+  if (wor || laplace_rate) {
+    double s = 0;
+    if (o.mechanism == "gaussian") {
+      if (!o.have_noise) core::throw_invalid(fn, "--noise-multiplier", "(missing)", "required");
+      if (o.have_scale) core::throw_invalid(fn, "--scale", o.scale, "only for laplace");
+      core::check_positive(fn, "--noise-multiplier", o.noise_multiplier);
+      s = o.noise_multiplier;
+    } else if (o.mechanism == "laplace") {
+      if (!o.have_scale) core::throw_invalid(fn, "--scale", "(missing)", "required");
+      if (o.have_noise) {
+        core::throw_invalid(fn, "--noise-multiplier", o.noise_multiplier, "only for gaussian");
+      }
+      core::check_positive(fn, "--scale", o.scale);
+      core::check_positive(fn, "--sensitivity", o.sensitivity);
+      s = o.scale / o.sensitivity;
+      core::check_positive(fn, "--scale", s);
+    } else {
+      core::throw_invalid(fn, "--mechanism", o.mechanism, "must be gaussian or laplace");
+    }
+    core::privacy_event ev;
+    if (wor) {
+      ev = core::sampled_without_replacement_event{
+          o.mechanism == "gaussian" ? core::noise_family::gaussian : core::noise_family::laplace,
+          s,
+          o.batch_size,
+          o.dataset_size,
+          relation};
+    } else {
+      core::check_half_open_interval(fn, "--sampling-rate", o.sampling_rate, 0.0, 1.0);
+      ev = core::subsampled_laplace_event{o.sampling_rate, s};
+    }
+    for (auto mm : methods) {
+      if (mm == acc::method::pld) {
+        results.push_back(pld_row(ev));
+        continue;
+      }
+      auto a = acc::make_accountant(mm, o.epsilon_error);
+      if (!a->supports(ev)) {
+        if (all) continue;
+        core::throw_invalid(fn,
+                            "--method",
+                            o.method,
+                            "does not support this subsampled mechanism (use rdp or pld)");
+      }
+      a->compose(ev, o.steps);
+      results.push_back({acc::to_string(mm),
+                         o.have_delta ? a->epsilon(o.delta) : a->delta(o.epsilon),
+                         false,
+                         {}});
+    }
+  } else if (o.mechanism == "gaussian") {
     if (!o.have_noise) core::throw_invalid(fn, "--noise-multiplier", "(missing)", "required");
     if (o.have_scale) core::throw_invalid(fn, "--scale", o.scale, "only for --mechanism laplace");
     if (o.have_sensitivity) {
@@ -358,8 +492,7 @@ int run_account(account_options o) {
     if (o.have_noise) {
       core::throw_invalid(fn, "--noise-multiplier", o.noise_multiplier, "only for gaussian");
     }
-    if (o.have_rate)
-      core::throw_invalid(fn, "--sampling-rate", o.sampling_rate, "only for gaussian");
+    // --sampling-rate 1 (no subsampling) falls through to the plain Laplace accounting.
     core::check_positive(fn, "--scale", o.scale);
     core::check_positive(fn, "--sensitivity", o.sensitivity);
     const double b = o.scale / o.sensitivity;
@@ -380,15 +513,17 @@ int run_account(account_options o) {
   in["mechanism"] = o.mechanism;
   if (o.mechanism == "gaussian") {
     in["noise_multiplier"] = o.noise_multiplier;
-    in["sampling_rate"] = o.have_rate ? o.sampling_rate : 1.0;
   } else {
     in["scale"] = o.scale;
     in["sensitivity"] = o.sensitivity;
   }
-  if (o.have_sgd) {
+  if (!wor) in["sampling_rate"] = o.have_rate ? o.sampling_rate : 1.0;
+  in["sampling"] = wor ? "without_replacement" : "poisson";
+  in["neighbouring"] = relation == core::neighbouring::replace_one ? "replace_one" : "add_remove";
+  if (o.have_sgd || wor) {
     in["dataset_size"] = o.dataset_size;
     in["batch_size"] = o.batch_size;
-    in["epochs"] = o.epochs;
+    if (o.have_epochs) in["epochs"] = o.epochs;
   }
   in["steps"] = o.steps;
   in[o.have_delta ? "delta" : "epsilon"] = o.have_delta ? o.delta : o.epsilon;
@@ -432,7 +567,7 @@ int run_account(account_options o) {
 
 const bool registered = dpx::cli::register_command(
     "account",
-    "Epsilon of T Gaussian (optionally Poisson-subsampled) or Laplace releases",
+    "Epsilon of T Gaussian or Laplace releases (optionally subsampled: Poisson or fixed batches)",
     [](CLI::App& sub) {
       auto o = std::make_shared<account_options>();
       sub.add_option("--mechanism", o->mechanism, "gaussian | laplace");
@@ -452,6 +587,12 @@ const bool registered = dpx::cli::register_command(
       auto* n = sub.add_option("--dataset-size", o->dataset_size, "DP-SGD: dataset size N");
       auto* bs = sub.add_option("--batch-size", o->batch_size, "DP-SGD: expected batch size B");
       auto* ep = sub.add_option("--epochs", o->epochs, "DP-SGD: epochs (steps = ceil(E N / B))");
+      sub.add_option("--sampling",
+                     o->sampling,
+                     "poisson (default) | without_replacement (fixed batches of --batch-size)");
+      sub.add_option("--neighbouring",
+                     o->neighbouring,
+                     "add_remove (default) | replace_one (without_replacement only)");
       sub.add_option("--method", o->method, "rdp | pld | zcdp | advanced | basic | kov | all")
           ->required();
       return [o, noise, rate, scale, sens, steps, delta, eps, err, n, bs, ep, events]() {
@@ -464,15 +605,10 @@ const bool registered = dpx::cli::register_command(
         o->have_delta = delta->count() > 0;
         o->have_epsilon = eps->count() > 0;
         o->have_epsilon_error = err->count() > 0;
-        const int sgd = static_cast<int>(n->count() > 0) + static_cast<int>(bs->count() > 0) +
-                        static_cast<int>(ep->count() > 0);
-        if (sgd != 0 && sgd != 3) {
-          dpx::core::throw_invalid(kFn,
-                                   "--dataset-size",
-                                   "(partial)",
-                                   "give --dataset-size, --batch-size and --epochs together");
-        }
-        o->have_sgd = sgd == 3;
+        o->have_dataset = n->count() > 0;
+        o->have_batch = bs->count() > 0;
+        o->have_epochs = ep->count() > 0;
+        o->have_sgd = o->have_dataset && o->have_batch && o->have_epochs;
         return run_account(*o);
       };
     });

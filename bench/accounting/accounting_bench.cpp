@@ -8,7 +8,10 @@
 //   Calibration of sigma by PLD and RDP for the same setting (eps = 6.19).
 //   Issue 18: the headline cell with the DEFAULT options (automatic grid, certified bracket
 //   within 0.1 %), the issue's small-q cell (q = 0.001, sigma = 4), and 10^4 heterogeneous
-//   events (8 kinds interleaved) composed and queried by PLD and by RDP.
+//   events (8 kinds interleaved) composed and queried by PLD and by RDP; the same with the
+//   subsampling events of subsampling.hpp added (10 kinds), and 100 distinct kinds (100
+//   different subsampled Gaussians: no merging); the headline-sized Poisson-subsampled Laplace
+//   (q = 0.01, b = 1) and fixed-batch replace-one Gaussian (600 of 60000, s = 1) at T = 10^4.
 // Counters report the epsilon obtained so accuracy and speed are read together.
 #include <benchmark/benchmark.h>
 
@@ -19,6 +22,7 @@
 #include "dpx/accounting/calibration.hpp"
 #include "dpx/accounting/pld.hpp"
 #include "dpx/accounting/rdp.hpp"
+#include "dpx/accounting/subsampling.hpp"
 
 namespace acc = dpx::accounting;
 namespace core = dpx::core;
@@ -93,6 +97,67 @@ static void BM_heterogeneous_1e4_rdp(benchmark::State& st) {
   heterogeneous<acc::rdp_accountant>(st, false);  // RDP has no (eps, delta) events
 }
 BENCHMARK(BM_heterogeneous_1e4_rdp)->Unit(benchmark::kMillisecond);
+
+/// 10^4 events over `kinds` (cycled), composed one by one, then one epsilon query.
+template <class A>
+static void compose_cycled(benchmark::State& st, const std::vector<core::privacy_event>& kinds) {
+  double e = 0;
+  for (auto _ : st) {
+    A a;
+    for (int i = 0; i < 10000; ++i) a.compose(kinds[static_cast<std::size_t>(i) % kinds.size()]);
+    e = a.epsilon(1e-5);
+    benchmark::DoNotOptimize(e);
+  }
+  st.counters["epsilon"] = e;
+}
+static void BM_heterogeneous_1e4_with_subsampling_pld(benchmark::State& st) {
+  compose_cycled<acc::pld_accountant>(
+      st,
+      {core::gaussian_event{20.0},
+       core::laplace_event{200.0},
+       core::subsampled_gaussian_event{0.01, 1.2},
+       core::subsampled_gaussian_event{0.02, 2.0},
+       core::randomized_response_event{0.02, 2},
+       core::pure_dp_event{0.005},
+       core::discrete_pair_event{{0.5, 0.3, 0.2}, {0.49, 0.31, 0.2}},
+       core::subsampled_laplace_event{0.01, 2.0},
+       core::sampled_without_replacement_event{
+           core::noise_family::gaussian, 1.5, 100, 10000, core::neighbouring::replace_one},
+       core::sampled_without_replacement_event{
+           core::noise_family::gaussian, 1.5, 100, 10000, core::neighbouring::add_remove}});
+}
+BENCHMARK(BM_heterogeneous_1e4_with_subsampling_pld)->Unit(benchmark::kMillisecond);
+static void BM_heterogeneous_1e4_100_distinct_pld(benchmark::State& st) {
+  std::vector<core::privacy_event> kinds;
+  for (int i = 0; i < 100; ++i)
+    kinds.emplace_back(core::subsampled_gaussian_event{0.01, 1.0 + 0.01 * i});
+  compose_cycled<acc::pld_accountant>(st, kinds);
+}
+BENCHMARK(BM_heterogeneous_1e4_100_distinct_pld)->Unit(benchmark::kMillisecond);
+
+static void pld_event_T1e4(benchmark::State& st, const core::privacy_event& e) {
+  acc::pld_bracket b;
+  for (auto _ : st) {
+    acc::pld_accountant a;
+    a.compose(e, 10000);
+    b = a.epsilon_bracket(1e-5);
+    benchmark::DoNotOptimize(b);
+  }
+  st.counters["epsilon"] = b.upper;
+  st.counters["epsilon_lower"] = b.lower;
+  st.counters["h"] = b.discretization;
+}
+static void BM_pld_subsampled_laplace_T1e4(benchmark::State& st) {
+  pld_event_T1e4(st, core::subsampled_laplace_event{0.01, 1.0});
+}
+BENCHMARK(BM_pld_subsampled_laplace_T1e4)->Unit(benchmark::kMillisecond);
+static void BM_pld_without_replacement_replace_one_T1e4(benchmark::State& st) {
+  pld_event_T1e4(
+      st,
+      core::sampled_without_replacement_event{
+          core::noise_family::gaussian, 1.0, 600, 60000, core::neighbouring::replace_one});
+}
+BENCHMARK(BM_pld_without_replacement_replace_one_T1e4)->Unit(benchmark::kMillisecond);
 
 static void BM_pld_squaring_T1e4_baseline(benchmark::State& st) {
   // Baseline: the same T = 10^4 composition by repeated squaring (14 squarings + 4 products,

@@ -75,8 +75,10 @@ metrics run(const cell_context& ctx) {
   } else if (method == "pld" || method == "analytic") {
     s = accounting::calibrate_gaussian(
         accounting::gaussian_calibration::pld, epsilon, delta, steps);
+  } else if (method == "istdp") {
+    s = istdp.noise_multiplier;  // the negative control of the noise_sqrt_t check
   } else {
-    core::throw_invalid(kFn, "method", method, "calibrate: must be rdp, pld or analytic");
+    core::throw_invalid(kFn, "method", method, "calibrate: must be rdp, pld, analytic or istdp");
   }
   return {{"epsilon", epsilon},
           {"noise_multiplier", s},
@@ -101,7 +103,9 @@ harness::driver make_driver() {
        "gaussian | subsampled_gaussian | laplace",
        std::nullopt,
        harness::one_of({"gaussian", "subsampled_gaussian", "laplace"})},
-      {"method", "basic | advanced | kov | rdp | zcdp | pld (calibrate: rdp | pld)", std::nullopt},
+      {"method",
+       "basic | advanced | kov | rdp | zcdp | pld (calibrate: rdp | pld | istdp)",
+       std::nullopt},
       {"steps", "number of releases T (>= 1)", std::nullopt, harness::integer_at_least(1)},
       {"noise",
        "Gaussian sigma/Delta2 or Laplace b/Delta1 (account)",

@@ -142,6 +142,43 @@ class PoissonSampledGaussianDpEvent:
     def noise_multiplier(self) -> float:
         """Noise scale per unit sensitivity (sigma / Delta or b / Delta)."""
 
+class PoissonSampledLaplaceDpEvent:
+    """Poisson subsampling with rate q followed by a Laplace release (add/remove neighbours)."""
+    def __init__(self, sampling_rate: float, noise_multiplier: float) -> None: ...
+    @overload
+    def __eq__(self, arg0: PoissonSampledLaplaceDpEvent) -> bool: ...
+    @overload
+    def __eq__(self, arg0: Any) -> bool: ...
+    @property
+    def kind(self) -> str:
+        """dpx's short name of the event kind (as in the CLI's JSON)."""
+    @property
+    def sampling_rate(self) -> float:
+        """Poisson sampling rate q."""
+    @property
+    def noise_multiplier(self) -> float:
+        """Laplace scale per unit L1 sensitivity (b / Delta1)."""
+
+class SampledWithoutReplacementDpEvent:
+    """A fixed-size batch drawn without replacement, then a Gaussian or Laplace release; noise_multiplier is relative to the replace-one sensitivity of the batch query (docs/accounting.md, 'Subsampling')."""
+    def __init__(self, noise: str, noise_multiplier: float, batch_size: int, dataset_size: int, neighbouring: str = ...) -> None: ...
+    @overload
+    def __eq__(self, arg0: SampledWithoutReplacementDpEvent) -> bool: ...
+    @overload
+    def __eq__(self, arg0: Any) -> bool: ...
+    @property
+    def kind(self) -> str:
+        """dpx's short name of the event kind (as in the CLI's JSON)."""
+    @property
+    def noise_multiplier(self) -> float:
+        """Noise scale per unit replace-one sensitivity of the batch query."""
+    @property
+    def batch_size(self) -> int:
+        """Records per batch m."""
+    @property
+    def dataset_size(self) -> int:
+        """Dataset size n (add/remove: the larger dataset of a neighbouring pair)."""
+
 class DiscreteLaplaceDpEvent:
     """Discrete Laplace with scale t on an integer query of sensitivity Delta."""
     def __init__(self, scale: float, sensitivity: int = ...) -> None: ...

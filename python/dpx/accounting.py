@@ -36,8 +36,10 @@ from ._dpx import (
     GaussianDpEvent,
     LaplaceDpEvent,
     PoissonSampledGaussianDpEvent,
+    PoissonSampledLaplaceDpEvent,
     PureDpEvent,
     RandomizedResponseDpEvent,
+    SampledWithoutReplacementDpEvent,
     UnsupportedEventError,
     ValidationError,
     ZCdpEvent,
@@ -60,8 +62,10 @@ __all__ = [
     "PLDAccountant",
     "PoissonSampledDpEvent",
     "PoissonSampledGaussianDpEvent",
+    "PoissonSampledLaplaceDpEvent",
     "PureDpEvent",
     "RandomizedResponseDpEvent",
+    "SampledWithoutReplacementDpEvent",
     "RDPAccountant",
     "SelfComposedDpEvent",
     "ZCdpAccountant",
@@ -102,7 +106,8 @@ class ComposedDpEvent:
 class PoissonSampledDpEvent:
     """Poisson subsampling with probability ``sampling_probability`` before ``event``.
 
-    Supported for ``GaussianDpEvent`` (it becomes ``PoissonSampledGaussianDpEvent``, add/remove
+    Supported for ``GaussianDpEvent`` and ``LaplaceDpEvent`` (they become
+    ``PoissonSampledGaussianDpEvent`` / ``PoissonSampledLaplaceDpEvent``, add/remove
     neighbours). Probability 1 is the event itself.
     """
 
@@ -127,9 +132,12 @@ def _flatten(event: object, count: int, out: list) -> None:
             _flatten(inner, count, out)
         elif isinstance(inner, GaussianDpEvent):
             out.append((PoissonSampledGaussianDpEvent(q, inner.noise_multiplier), count))
+        elif isinstance(inner, LaplaceDpEvent):
+            out.append((PoissonSampledLaplaceDpEvent(q, inner.noise_multiplier), count))
         else:
             raise UnsupportedEventError(
-                "PoissonSampledDpEvent: subsampling is supported for GaussianDpEvent only "
+                "PoissonSampledDpEvent: subsampling is supported for GaussianDpEvent and "
+                "LaplaceDpEvent only "
                 f"(got {type(inner).__name__})"
             )
     else:

@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from typing import Callable, Dict, Tuple
 
-from ._dpx import DiscreteGaussianDpEvent, DiscreteLaplaceDpEvent, DiscretePairDpEvent, EpsilonDeltaDpEvent, ExponentialMechanismDpEvent, GaussianDpEvent, LaplaceDpEvent, OsRandom, Philox, PoissonSampledGaussianDpEvent, PureDpEvent, RandomizedResponseDpEvent, UnsupportedEventError, ValidationError, ZCdpEvent
+from ._dpx import DiscreteGaussianDpEvent, DiscreteLaplaceDpEvent, DiscretePairDpEvent, EpsilonDeltaDpEvent, ExponentialMechanismDpEvent, GaussianDpEvent, LaplaceDpEvent, OsRandom, Philox, PoissonSampledGaussianDpEvent, PoissonSampledLaplaceDpEvent, PureDpEvent, RandomizedResponseDpEvent, SampledWithoutReplacementDpEvent, UnsupportedEventError, ValidationError, ZCdpEvent
 
 class IidGaussian:
     """i.i.d. N(mu, sd^2)."""

@@ -14,7 +14,7 @@ from typing import Any, overload
 import numpy
 import numpy.typing as npt
 
-from ._dpx import DiscreteGaussianDpEvent, DiscreteLaplaceDpEvent, DiscretePairDpEvent, EpsilonDeltaDpEvent, ExponentialMechanismDpEvent, GaussianDpEvent, LaplaceDpEvent, OsRandom, Philox, PoissonSampledGaussianDpEvent, PureDpEvent, RandomizedResponseDpEvent, UnsupportedEventError, ValidationError, ZCdpEvent
+from ._dpx import DiscreteGaussianDpEvent, DiscreteLaplaceDpEvent, DiscretePairDpEvent, EpsilonDeltaDpEvent, ExponentialMechanismDpEvent, GaussianDpEvent, LaplaceDpEvent, OsRandom, Philox, PoissonSampledGaussianDpEvent, PoissonSampledLaplaceDpEvent, PureDpEvent, RandomizedResponseDpEvent, SampledWithoutReplacementDpEvent, UnsupportedEventError, ValidationError, ZCdpEvent
 
 class MeanResult:
     """Result of a one-dimensional private mean."""

@@ -24,7 +24,7 @@ from typing import Any, overload
 import numpy
 import numpy.typing as npt
 
-from ._dpx import DiscreteGaussianDpEvent, DiscreteLaplaceDpEvent, DiscretePairDpEvent, EpsilonDeltaDpEvent, ExponentialMechanismDpEvent, GaussianDpEvent, LaplaceDpEvent, OsRandom, Philox, PoissonSampledGaussianDpEvent, PureDpEvent, RandomizedResponseDpEvent, UnsupportedEventError, ValidationError, ZCdpEvent
+from ._dpx import DiscreteGaussianDpEvent, DiscreteLaplaceDpEvent, DiscretePairDpEvent, EpsilonDeltaDpEvent, ExponentialMechanismDpEvent, GaussianDpEvent, LaplaceDpEvent, OsRandom, Philox, PoissonSampledGaussianDpEvent, PoissonSampledLaplaceDpEvent, PureDpEvent, RandomizedResponseDpEvent, SampledWithoutReplacementDpEvent, UnsupportedEventError, ValidationError, ZCdpEvent
 
 class Laplace:
     """Laplace mechanism, research-grade (double noise; Dwork & Roth 2014, Thm. 3.6): b = Delta_1 /

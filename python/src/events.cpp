@@ -57,7 +57,9 @@ core::privacy_event event_from_python(py::handle h) {
                         core::randomized_response_event,
                         core::zcdp_event,
                         core::discrete_pair_event,
-                        core::exponential_mechanism_event>{});
+                        core::exponential_mechanism_event,
+                        core::subsampled_laplace_event,
+                        core::sampled_without_replacement_event>{});
   if (!found)
     core::throw_invalid("compose",
                         "event",
@@ -128,6 +130,76 @@ void init_events(py::module_& m) {
       .def("__repr__", [](const core::subsampled_gaussian_event& e) {
         return "PoissonSampledGaussianDpEvent(sampling_rate=" + fmt(e.sampling_rate) +
                ", noise_multiplier=" + fmt(e.noise_multiplier) + ")";
+      });
+  event_class<core::subsampled_laplace_event>(
+      m,
+      "PoissonSampledLaplaceDpEvent",
+      "Poisson subsampling with rate q followed by a Laplace release (add/remove neighbours).")
+      .def(py::init([](double q, double b) {
+             return core::subsampled_laplace_event{q, b};
+           }),
+           py::arg("sampling_rate"),
+           py::arg("noise_multiplier"))
+      .def_readonly("sampling_rate",
+                    &core::subsampled_laplace_event::sampling_rate,
+                    "Poisson sampling rate q.")
+      .def_readonly("noise_multiplier",
+                    &core::subsampled_laplace_event::noise_multiplier,
+                    "Laplace scale per unit L1 sensitivity (b / Delta1).")
+      .def("__repr__", [](const core::subsampled_laplace_event& e) {
+        return "PoissonSampledLaplaceDpEvent(sampling_rate=" + fmt(e.sampling_rate) +
+               ", noise_multiplier=" + fmt(e.noise_multiplier) + ")";
+      });
+  event_class<core::sampled_without_replacement_event>(
+      m,
+      "SampledWithoutReplacementDpEvent",
+      "A fixed-size batch drawn without replacement, then a Gaussian or Laplace release; "
+      "noise_multiplier is relative to the replace-one sensitivity of the batch query "
+      "(docs/accounting.md, 'Subsampling').")
+      .def(py::init([](const std::string& noise,
+                       double s,
+                       std::int64_t batch,
+                       std::int64_t n,
+                       const std::string& rel) {
+             if (noise != "gaussian" && noise != "laplace")
+               core::throw_invalid("SampledWithoutReplacementDpEvent",
+                                   "noise",
+                                   noise,
+                                   "must be gaussian or laplace");
+             if (rel != "replace_one" && rel != "add_remove")
+               core::throw_invalid("SampledWithoutReplacementDpEvent",
+                                   "neighbouring",
+                                   rel,
+                                   "must be replace_one or add_remove");
+             return core::sampled_without_replacement_event{
+                 noise == "gaussian" ? core::noise_family::gaussian : core::noise_family::laplace,
+                 s,
+                 batch,
+                 n,
+                 rel == "replace_one" ? core::neighbouring::replace_one
+                                      : core::neighbouring::add_remove};
+           }),
+           py::arg("noise"),
+           py::arg("noise_multiplier"),
+           py::arg("batch_size"),
+           py::arg("dataset_size"),
+           py::arg("neighbouring") = "replace_one")
+      .def_readonly("noise_multiplier",
+                    &core::sampled_without_replacement_event::noise_multiplier,
+                    "Noise scale per unit replace-one sensitivity of the batch query.")
+      .def_readonly("batch_size",
+                    &core::sampled_without_replacement_event::batch_size,
+                    "Records per batch m.")
+      .def_readonly("dataset_size",
+                    &core::sampled_without_replacement_event::dataset_size,
+                    "Dataset size n (add/remove: the larger dataset of a neighbouring pair).")
+      .def("__repr__", [](const core::sampled_without_replacement_event& e) {
+        return std::string("SampledWithoutReplacementDpEvent(noise=") +
+               (e.noise == core::noise_family::gaussian ? "gaussian" : "laplace") +
+               ", noise_multiplier=" + fmt(e.noise_multiplier) +
+               ", batch_size=" + std::to_string(e.batch_size) +
+               ", dataset_size=" + std::to_string(e.dataset_size) + ", neighbouring=" +
+               (e.relation == core::neighbouring::replace_one ? "replace_one" : "add_remove") + ")";
       });
   event_class<core::discrete_laplace_event>(
       m,

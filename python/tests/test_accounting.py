@@ -75,11 +75,34 @@ def test_mechanism_events_compose():
     assert acc.get_epsilon(1e-9) == pytest.approx(2.0)
 
 
+def test_subsampled_laplace_and_without_replacement():
+    # Poisson-subsampled Laplace is the native event; its tight PLD is below RDP.
+    ev = A.PoissonSampledDpEvent(0.05, A.LaplaceDpEvent(2.0))
+    pld = A.PLDAccountant().compose(ev, 200).get_epsilon(1e-6)
+    rdp = A.RDPAccountant().compose(ev, 200).get_epsilon(1e-6)
+    direct = A.PLDAccountant().compose(A.PoissonSampledLaplaceDpEvent(0.05, 2.0), 200)
+    assert direct.get_epsilon(1e-6) == pld
+    assert pld < rdp
+    # Fixed batches: add/remove equals the Poisson pair with gamma = m/n; replace-one is larger.
+    wor = A.SampledWithoutReplacementDpEvent("gaussian", 1.2, 20, 1000, "add_remove")
+    poi = A.PoissonSampledGaussianDpEvent(0.02, 1.2)
+    assert A.PLDAccountant().compose(wor, 300).get_epsilon(1e-5) == A.PLDAccountant().compose(poi, 300).get_epsilon(1e-5)
+    rep = A.SampledWithoutReplacementDpEvent("gaussian", 1.2, 20, 1000, "replace_one")
+    assert rep.kind == "sampled_without_replacement"
+    assert A.PLDAccountant().compose(rep, 300).get_epsilon(1e-5) >= 0.999 * A.PLDAccountant().compose(
+        poi, 300
+    ).get_epsilon(1e-5)
+    with pytest.raises(ValueError, match="neighbouring"):
+        A.SampledWithoutReplacementDpEvent("gaussian", 1.2, 20, 1000, "sometimes")
+
+
 def test_unsupported_and_bad_input():
     with pytest.raises(dpx.UnsupportedEventError):
         A.ZCdpAccountant().compose(A.PoissonSampledGaussianDpEvent(0.1, 1.0))
     with pytest.raises(dpx.UnsupportedEventError):
-        A.PLDAccountant().compose(A.PoissonSampledDpEvent(0.1, A.LaplaceDpEvent(1.0)))
+        A.PLDAccountant().compose(A.PoissonSampledDpEvent(0.1, A.PureDpEvent(1.0)))
+    with pytest.raises(dpx.UnsupportedEventError):
+        A.ZCdpAccountant().compose(A.PoissonSampledDpEvent(0.1, A.LaplaceDpEvent(1.0)))
     assert not A.ZCdpAccountant().supports(A.PoissonSampledGaussianDpEvent(0.1, 1.0))
     with pytest.raises(ValueError):
         A.PLDAccountant().compose(A.GaussianDpEvent(1.0), 0)

@@ -61,6 +61,12 @@ bool same_event(const core::privacy_event& a, const core::privacy_event& b) {
           [&](const core::exponential_mechanism_event& x) {
             return x.epsilon == std::get<core::exponential_mechanism_event>(b).epsilon;
           },
+          [&](const core::subsampled_laplace_event& x) {
+            return x == std::get<core::subsampled_laplace_event>(b);
+          },
+          [&](const core::sampled_without_replacement_event& x) {
+            return x == std::get<core::sampled_without_replacement_event>(b);
+          },
           // Event kinds added later merge only when identical by this function: never, until
           // listed here (correct, merely slower).
           [](const auto&) { return false; }},

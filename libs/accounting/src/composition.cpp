@@ -6,6 +6,7 @@
 #include <variant>
 #include <vector>
 
+#include "dpx/accounting/subsampling.hpp"
 #include "dpx/core/error.hpp"
 #include "normal.hpp"
 
@@ -284,6 +285,20 @@ bool event_eps_delta(const core::privacy_event& e, double& eps, double& delta) {
     eps = x->epsilon;  // McSherry & Talwar 2007
   } else if (auto* d = std::get_if<core::discrete_laplace_event>(&e)) {
     eps = static_cast<double>(d->sensitivity) / d->scale;  // Ghosh, Roughgarden & Sundararajan
+  } else if (auto* sl = std::get_if<core::subsampled_laplace_event>(&e)) {
+    // Poisson, add/remove: Balle, Barthe & Gaboardi 2018, Thm 8
+    if (!(sl->noise_multiplier > 0.0) || !(sl->sampling_rate > 0.0 && sl->sampling_rate <= 1.0)) {
+      eps = 0.0;  // rejected by compose's positivity check
+    } else {
+      eps = amplify_poisson(1.0 / sl->noise_multiplier, 0.0, sl->sampling_rate).epsilon;
+    }
+  } else if (auto* w = std::get_if<core::sampled_without_replacement_event>(&e)) {
+    // Laplace on fixed batches: pure (1/b)-DP under substitution on batches, amplified by
+    // log(1 + g (e^eps - 1)) (replace-one: Balle et al. 2018, Thm 9; add/remove: the Poisson
+    // structure of subsampling.hpp, Thm 8's bound). The Gaussian has no pure-DP description.
+    if (w->noise != core::noise_family::laplace) return false;
+    const double g = without_replacement_probability(*w);
+    eps = amplify_poisson(1.0 / w->noise_multiplier, 0.0, g).epsilon;
   } else {
     return false;
   }

@@ -7,6 +7,7 @@
 
 #include "dpx/accounting/gaussian.hpp"
 #include "dpx/accounting/pld.hpp"
+#include "dpx/accounting/subsampling.hpp"
 #include "dpx/core/error.hpp"
 #include "pld_internal.hpp"
 
@@ -29,6 +30,15 @@ double loss_variance(const core::privacy_event& e) {
                    // Spread of the bulk of the loss, ~ q / sigma (its variance q^2 (e^{1/sigma^2} -
                    // 1) is dominated, for small sigma, by a heavy tail that needs no fine grid).
                    const double r = x.sampling_rate / x.noise_multiplier;
+                   return r * r;
+                 },
+                 [](const core::subsampled_laplace_event& x) {
+                   const double r = x.sampling_rate / x.noise_multiplier;
+                   return r * r;
+                 },
+                 [](const core::sampled_without_replacement_event& x) {
+                   const double r = static_cast<double>(x.batch_size) /
+                                    static_cast<double>(x.dataset_size) / x.noise_multiplier;
                    return r * r;
                  },
                  [](const core::pure_dp_event& x) { return x.epsilon * x.epsilon; },
@@ -61,6 +71,8 @@ bool pld_accountant::supports(const core::privacy_event& e) const {
                                [](const core::randomized_response_event&) { return true; },
                                [](const core::discrete_pair_event&) { return true; },
                                [](const core::exponential_mechanism_event&) { return true; },
+                               [](const core::subsampled_laplace_event&) { return true; },
+                               [](const core::sampled_without_replacement_event&) { return true; },
                                [](const auto&) { return false; }},
                     e);
 }
@@ -82,6 +94,13 @@ void pld_accountant::compose(const core::privacy_event& e, std::int64_t count) {
             core::check_positive("pld", "noise_multiplier", x.noise_multiplier);
           },
           [](const core::discrete_pair_event& x) { detail::check_pld_pair("pld", x.p, x.q); },
+          [](const core::subsampled_laplace_event& x) {
+            core::check_half_open_interval("pld", "sampling_rate", x.sampling_rate, 0.0, 1.0);
+            core::check_positive("pld", "noise_multiplier", x.noise_multiplier);
+          },
+          [](const core::sampled_without_replacement_event& x) {
+            (void)without_replacement_probability(x);
+          },
           [](const auto&) {}},
       e);
   ledger_.add(e, count);

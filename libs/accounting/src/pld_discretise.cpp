@@ -82,6 +82,24 @@ pld_pmf lower_dots(
     const ld floor = std::max(1.0L - static_cast<ld>(m) * x0 * u[k], vinf);
     v[k] = std::max(val, floor);
   }
+  // Flooring the TOP point at d_inf instead of lowering it can lift the last segments above D
+  // where D reaches d_inf at an off-grid kink (the top atom of the Laplace PLD: the "lower"
+  // epsilon then exceeded the exact one). On [x_k, x_{k+1}], D >= max(lowered chord, d_inf),
+  // whose kink is where the lowered chord meets d_inf; where the segment is above d_inf there,
+  // its left end is lowered so that it passes through that point (the left end stays >= d_inf,
+  // and lowering a left end keeps the segment to its left below D). The bottom of the support
+  // (floor 1 - m x) is left as it was: lowering there would cut the left continuation.
+  for (std::size_t k = n - 1; k-- > 0;) {
+    const ld ua = u[k], ub = u[k + 1], e = excess(k);
+    const ld la = static_cast<ld>(d[k]) * (1.0L - 1e-14L) - e;
+    const ld lb = static_cast<ld>(d[k + 1]) * (1.0L - 1e-14L) - e;
+    if (!(lb < vinf && la > vinf)) continue;
+    const ld x = ua + (vinf - la) * (ub - ua) / (lb - la);
+    if (1.0L - static_cast<ld>(m) * x0 * x > vinf) continue;
+    const ld t = (x - ua) / (ub - ua);
+    if (v[k] + (v[k + 1] - v[k]) * t > vinf)
+      v[k] = std::max(vinf, (vinf - v[k + 1] * t) / (1.0L - t));
+  }
   // lower convex hull (monotone chain on increasing u)
   std::vector<std::size_t> hull;
   hull.reserve(n);
@@ -183,12 +201,7 @@ pld_pmf gaussian_pmf(double sigma, const grid_spec& g, double tail_mass) {
 
 pld_pmf laplace_pmf(double b, const grid_spec& g) {
   const double e0 = 1.0 / b;
-  // delta(eps) = 1 - exp((eps - 1/b)/2) on [-1/b, 1/b] (derivation in docs/accounting.md).
-  auto hs = [e0](double e) {
-    if (e >= e0) return 0.0;
-    if (e <= -e0) return -std::expm1(e);
-    return -std::expm1(0.5 * (e - e0));
-  };
+  auto hs = [b](double e) { return detail::laplace_hockey_stick(e, b); };
   return connect_the_dots(hs, -e0, e0, g);
 }
 
@@ -286,6 +299,24 @@ pld_pmf discrete_pmf(const std::vector<double>& p,
 
 }  // namespace
 
+namespace detail {
+double laplace_hockey_stick(double e, double b) {
+  // delta(eps) = 1 - exp((eps - 1/b)/2) on [-1/b, 1/b] (derivation in docs/accounting.md).
+  const double e0 = 1.0 / b;
+  if (e >= e0) return 0.0;
+  if (e <= -e0) return -std::expm1(e);
+  return -std::expm1(0.5 * (e - e0));
+}
+
+pld_pmf pmf_from_curve(const std::function<double(double)>& hs,
+                       double eps_lo,
+                       double eps_hi,
+                       const pld_options& o,
+                       pld_bound bound) {
+  return connect_the_dots(hs, eps_lo, eps_hi, spec_of(o, bound));
+}
+}  // namespace detail
+
 privacy_loss_distribution privacy_loss_distribution::from_event(const core::privacy_event& e,
                                                                 const pld_options& o,
                                                                 pld_bound bound) {
@@ -350,6 +381,12 @@ privacy_loss_distribution privacy_loss_distribution::from_event(const core::priv
             // eps-DP: dominated by the randomized-response pair (valid, not bounded-range tight).
             core::check_positive(fn, "epsilon", x.epsilon);
             return pure(x.epsilon);
+          },
+          [&](const core::subsampled_laplace_event& x) {
+            return detail::subsampled_laplace_pld(x, o, bound);
+          },
+          [&](const core::sampled_without_replacement_event& x) {
+            return detail::without_replacement_pld(x, o, bound);
           },
           [&](const auto& other) -> privacy_loss_distribution {
             throw unsupported_event_error("pld", core::event_name(core::privacy_event{other}));

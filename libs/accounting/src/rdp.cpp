@@ -5,6 +5,7 @@
 #include <limits>
 #include <variant>
 
+#include "dpx/accounting/subsampling.hpp"
 #include "dpx/core/error.hpp"
 #include "normal.hpp"
 
@@ -190,6 +191,12 @@ double event_rdp(const core::privacy_event& e, double alpha) {
             core::check_positive("rdp", "epsilon", x.epsilon);
             return std::min(x.epsilon, alpha * x.epsilon * x.epsilon / 8.0);
           },
+          [&](const core::subsampled_laplace_event& x) {
+            return rdp_subsampled_laplace(alpha, x.sampling_rate, x.noise_multiplier);
+          },
+          [&](const core::sampled_without_replacement_event& x) {
+            return rdp_sampled_without_replacement(alpha, x);
+          },
           [&](const auto& other) -> double {
             throw unsupported_event_error("rdp", core::event_name(core::privacy_event{other}));
           }},
@@ -275,6 +282,8 @@ bool rdp_accountant::supports(const core::privacy_event& e) const {
                                [](const core::zcdp_event&) { return true; },
                                [](const core::discrete_pair_event&) { return true; },
                                [](const core::exponential_mechanism_event&) { return true; },
+                               [](const core::subsampled_laplace_event&) { return true; },
+                               [](const core::sampled_without_replacement_event&) { return true; },
                                [](const auto&) { return false; }},
                     e);
 }

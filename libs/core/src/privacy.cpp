@@ -19,17 +19,20 @@ overloaded(F...) -> overloaded<F...>;
 
 std::string event_name(const privacy_event& e) {
   return std::visit(
-      overloaded{[](const pure_dp_event&) { return "pure_dp"; },
-                 [](const approx_dp_event&) { return "approx_dp"; },
-                 [](const laplace_event&) { return "laplace"; },
-                 [](const gaussian_event&) { return "gaussian"; },
-                 [](const subsampled_gaussian_event&) { return "subsampled_gaussian"; },
-                 [](const discrete_laplace_event&) { return "discrete_laplace"; },
-                 [](const discrete_gaussian_event&) { return "discrete_gaussian"; },
-                 [](const randomized_response_event&) { return "randomized_response"; },
-                 [](const zcdp_event&) { return "zcdp"; },
-                 [](const discrete_pair_event&) { return "discrete_pair"; },
-                 [](const exponential_mechanism_event&) { return "exponential_mechanism"; }},
+      overloaded{
+          [](const pure_dp_event&) { return "pure_dp"; },
+          [](const approx_dp_event&) { return "approx_dp"; },
+          [](const laplace_event&) { return "laplace"; },
+          [](const gaussian_event&) { return "gaussian"; },
+          [](const subsampled_gaussian_event&) { return "subsampled_gaussian"; },
+          [](const discrete_laplace_event&) { return "discrete_laplace"; },
+          [](const discrete_gaussian_event&) { return "discrete_gaussian"; },
+          [](const randomized_response_event&) { return "randomized_response"; },
+          [](const zcdp_event&) { return "zcdp"; },
+          [](const discrete_pair_event&) { return "discrete_pair"; },
+          [](const exponential_mechanism_event&) { return "exponential_mechanism"; },
+          [](const subsampled_laplace_event&) { return "subsampled_laplace"; },
+          [](const sampled_without_replacement_event&) { return "sampled_without_replacement"; }},
       e);
 }
 

@@ -65,6 +65,31 @@ struct subsampled_gaussian_event {
   double noise_multiplier;
   bool operator==(const subsampled_gaussian_event&) const = default;
 };
+/// Poisson subsampling with rate q followed by a Laplace release of scale b = noise_multiplier x
+/// Delta1 (add/remove neighbours).
+struct subsampled_laplace_event {
+  double sampling_rate;
+  double noise_multiplier;
+  bool operator==(const subsampled_laplace_event&) const = default;
+};
+/// Noise family of a subsampled release.
+enum class noise_family { gaussian, laplace };
+/// A batch of exactly batch_size of the dataset_size records, drawn uniformly without
+/// replacement (shuffling into fixed-size batches), followed by a Gaussian or Laplace release.
+/// noise_multiplier is the noise scale over the REPLACE-ONE sensitivity of the batch query
+/// (e.g. 2C for a sum of per-record gradients clipped to norm C): the batch has a fixed size, so
+/// the mechanism on batches is analysed under substitution for both relations
+/// (docs/accounting.md, "Subsampling"). `relation` is the neighbouring relation of the
+/// datasets: replace_one (dataset_size public), or add_remove (then dataset_size is the size of
+/// the larger dataset of a neighbouring pair; using the smallest size that can occur is safe).
+struct sampled_without_replacement_event {
+  noise_family noise;
+  double noise_multiplier;
+  std::int64_t batch_size;
+  std::int64_t dataset_size;
+  neighbouring relation;
+  bool operator==(const sampled_without_replacement_event&) const = default;
+};
 /// Discrete Laplace (two-sided geometric) with scale t on an integer query of sensitivity Delta.
 struct discrete_laplace_event {
   double scale;
@@ -116,7 +141,9 @@ using privacy_event = std::variant<pure_dp_event,
                                    randomized_response_event,
                                    zcdp_event,
                                    discrete_pair_event,
-                                   exponential_mechanism_event>;
+                                   exponential_mechanism_event,
+                                   subsampled_laplace_event,
+                                   sampled_without_replacement_event>;
 
 /// Short name of the event's kind ("laplace", "gaussian", ...).
 std::string event_name(const privacy_event& e);
