@@ -17,6 +17,9 @@ namespace dpx::python {
 
 namespace py = pybind11;
 
+/// A float64 input array: C-contiguous float64 is viewed in place, anything else converted once.
+using f64_in = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
 /// Arrays at least this long are filled with the GIL released (a scalar call keeps it: releasing
 /// and re-acquiring costs more than the draw).
 inline constexpr std::size_t gil_release_threshold = 4096;

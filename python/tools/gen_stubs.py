@@ -60,6 +60,9 @@ def signatures(func):
             for a in split_args(m.group(2)):
                 if a in ("*args", "**kwargs"):
                     continue
+                if a == "*":  # py::kw_only()
+                    args.append("*")
+                    continue
                 name, _, rest = a.partition(":")
                 ann, _, default = rest.partition("=")
                 if name == "self":
@@ -164,7 +167,7 @@ def main():
         HEADER + '"""' + dpx.solvers.__doc__.strip() + '"""\n\n' + IMPORTS + gen_import
         + "from .accounting import ComposedDpEvent\n\n"
         + "\n".join(emit_module(_dpx.solvers))
-        + "\ndef privacy_event(result: SolveResult) -> ComposedDpEvent: ...\n"
+        + "\ndef privacy_event(result: SolveResult | OnlineKernelRegression) -> ComposedDpEvent: ...\n"
     )
     files["estimators.pyi"] = (
         HEADER + '"""' + dpx.estimators.__doc__.strip() + '"""\n\n' + IMPORTS + gen_import
