@@ -75,6 +75,22 @@ std::span<std::int64_t> writable_int_span(const char* function,
                                           const char* parameter,
                                           py::array& a);
 
+/// Runs OpenBLAS single-threaded while alive and restores the caller's thread count after, as
+/// the dpx tool does for its whole run (dpx::harness::single_threaded_blas): a multi-threaded
+/// LAPACK eigensolver changes the last bits of e.g. a log-Sobolev constant, and results must be
+/// bit-identical to the CLI's. A no-op without OpenBLAS. Not thread-safe with respect to other
+/// Python threads that change the OpenBLAS thread count at the same time.
+class single_threaded_blas_scope {
+ public:
+  single_threaded_blas_scope();
+  ~single_threaded_blas_scope();
+  single_threaded_blas_scope(const single_threaded_blas_scope&) = delete;
+  single_threaded_blas_scope& operator=(const single_threaded_blas_scope&) = delete;
+
+ private:
+  int saved_ = -1;
+};
+
 /// privacy_event <-> Python objects (the bound event classes of events.cpp).
 py::object event_to_python(const core::privacy_event& e);
 core::privacy_event event_from_python(py::handle h);
@@ -85,6 +101,7 @@ void init_core(py::module_& m);
 void init_events(py::module_& m);
 void init_mechanisms(py::module_& m);
 void init_data(py::module_& m);
+void init_data_registry(py::module_& m);
 void init_accounting(py::module_& m);
 void init_bench(py::module_& m);
 void init_solvers(py::module_& m);

@@ -27,8 +27,7 @@ const est::kv_mean_options kv_defaults{};
 const est::kv_unknown_sigma_options kvu_defaults{};
 
 // The keyword arguments shared by the estimators that take an interval rule.
-#define DPX_RULE_ARGS \
-  py::kw_only(), py::arg("tau_prime") = py::none(), py::arg("rule") = py::none()
+#define DPX_RULE_ARGS py::kw_only(), py::arg("tau_prime") = py::none(), py::arg("rule") = py::none()
 #define DPX_COMPOSITION_ARGS \
   py::arg("composition_slack") = 0.0, py::arg("composition") = "automatic"
 
@@ -87,8 +86,9 @@ void init_estimators(py::module_& m) {
            const std::optional<std::pair<double, double>>& rule) {
           const auto r = make_rule("projection_interval", tau, tau_prime, rule);
           const auto s = vector_of("projection_interval", "x", x);
-          return with_engine(
-              g, s.size(), [&](auto& e) { return est::projection_interval(s, r, epsilon, delta, e); });
+          return with_engine(g, s.size(), [&](auto& e) {
+            return est::projection_interval(s, r, epsilon, delta, e);
+          });
         },
         py::arg("x"),
         py::arg("epsilon"),
@@ -366,8 +366,7 @@ void init_estimators(py::module_& m) {
           const char* fn = "user_mean";
           const auto o = hd_options(fn, epsilon, delta, tau, tau_prime, rule, slack, composition);
           const auto p = panel_of(fn, "panel", panel);
-          return with_engine(
-              g, p.values.size(), [&](auto& e) { return est::user_mean(p, o, e); });
+          return with_engine(g, p.values.size(), [&](auto& e) { return est::user_mean(p, o, e); });
         },
         py::arg("panel"),
         py::arg("epsilon"),
@@ -395,8 +394,7 @@ void init_estimators(py::module_& m) {
           const auto o = hd_options(fn, epsilon, delta, tau, tau_prime, rule, slack, composition);
           const auto [s, d] = matrix_of(fn, "rows", rows);
           const auto off = offsets_of(fn, offsets);
-          return with_engine(
-              g, s.size(), [&](auto& e) { return est::user_mean(s, d, off, o, e); });
+          return with_engine(g, s.size(), [&](auto& e) { return est::user_mean(s, d, off, o, e); });
         },
         py::arg("rows"),
         py::arg("offsets"),
@@ -420,8 +418,7 @@ void init_estimators(py::module_& m) {
            std::optional<double> tau_prime,
            const std::optional<std::pair<double, double>>& rule) {
           const char* fn = "random_effects_mean";
-          const est::winsorized_mean_options o{
-              epsilon, delta, make_rule(fn, tau, tau_prime, rule)};
+          const est::winsorized_mean_options o{epsilon, delta, make_rule(fn, tau, tau_prime, rule)};
           const auto p = panel_of(fn, "panel", panel);
           return with_engine(
               g, p.values.size(), [&](auto& e) { return est::random_effects_mean(p, o, e); });
@@ -551,7 +548,8 @@ void init_estimators(py::module_& m) {
                                           slack,
                                           composition);
           const auto s = vector_of("variance_bisection", "x", x);
-          return with_engine(g, s.size(), [&](auto& e) { return est::variance_bisection(s, o, e); });
+          return with_engine(
+              g, s.size(), [&](auto& e) { return est::variance_bisection(s, o, e); });
         },
         py::arg("x"),
         py::arg("rng"),
@@ -587,7 +585,8 @@ void init_estimators(py::module_& m) {
                                           slack,
                                           composition);
           const auto s = vector_of("adaptive_coinpress", "x", x);
-          return with_engine(g, s.size(), [&](auto& e) { return est::adaptive_coinpress(s, o, e); });
+          return with_engine(
+              g, s.size(), [&](auto& e) { return est::adaptive_coinpress(s, o, e); });
         },
         py::arg("x"),
         py::arg("rng"),

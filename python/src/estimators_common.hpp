@@ -51,15 +51,16 @@ estimators::priestley_chao_options priestley_chao_options(double epsilon,
                                                           const std::string& radius,
                                                           double slack,
                                                           const std::string& composition);
-#define DPX_PRIESTLEY_CHAO_ARGS                                                   \
-  py::kw_only(), py::arg("epsilon") = priestley_chao_defaults.epsilon,            \
-      py::arg("delta") = priestley_chao_defaults.delta,                           \
-      py::arg("bandwidth") = priestley_chao_defaults.bandwidth,                   \
-      py::arg("kernel") = "gaussian", py::arg("lipschitz") = priestley_chao_defaults.lipschitz, \
-      py::arg("sup_norm") = priestley_chao_defaults.sup_norm,                     \
-      py::arg("noise_variance_max") = priestley_chao_defaults.noise_variance_max, \
-      py::arg("gamma") = priestley_chao_defaults.gamma, py::arg("radius") = "lemma_4_9", \
-      py::arg("composition_slack") = priestley_chao_defaults.composition_slack,   \
+#define DPX_PRIESTLEY_CHAO_ARGS                                                                 \
+  py::kw_only(),                                                                                \
+      py::arg("epsilon") = priestley_chao_defaults.epsilon,                                     \
+      py::arg("delta") = priestley_chao_defaults.delta,                                         \
+      py::arg("bandwidth") = priestley_chao_defaults.bandwidth, py::arg("kernel") = "gaussian", \
+      py::arg("lipschitz") = priestley_chao_defaults.lipschitz,                                 \
+      py::arg("sup_norm") = priestley_chao_defaults.sup_norm,                                   \
+      py::arg("noise_variance_max") = priestley_chao_defaults.noise_variance_max,               \
+      py::arg("gamma") = priestley_chao_defaults.gamma, py::arg("radius") = "lemma_4_9",        \
+      py::arg("composition_slack") = priestley_chao_defaults.composition_slack,                 \
       py::arg("composition") = "automatic"
 
 estimators::variance_options variance_options(const char* function,
@@ -73,16 +74,16 @@ estimators::variance_options variance_options(const char* function,
                                               bool clamp_to_bounds,
                                               double slack,
                                               const std::string& composition);
-#define DPX_VARIANCE_ARGS                                                                  \
-  py::kw_only(), py::arg("epsilon") = variance_defaults.epsilon,                           \
-      py::arg("variance_min") = variance_defaults.variance_min,                            \
-      py::arg("variance_max") = variance_defaults.variance_max,                            \
-      py::arg("midpoint") = variance_defaults.midpoint,                                    \
-      py::arg("gamma") = variance_defaults.gamma, py::arg("returns") = "literal",          \
-      py::arg("inflation") = variance_defaults.inflation,                                  \
-      py::arg("clamp_to_bounds") = variance_defaults.clamp_to_bounds,                      \
-      py::arg("composition_slack") = variance_defaults.composition_slack,                  \
-      py::arg("composition") = "automatic"
+#define DPX_VARIANCE_ARGS                                                                    \
+  py::kw_only(), py::arg("epsilon") = variance_defaults.epsilon,                             \
+                 py::arg("variance_min") = variance_defaults.variance_min,                   \
+                 py::arg("variance_max") = variance_defaults.variance_max,                   \
+                 py::arg("midpoint") = variance_defaults.midpoint,                           \
+                 py::arg("gamma") = variance_defaults.gamma, py::arg("returns") = "literal", \
+                 py::arg("inflation") = variance_defaults.inflation,                         \
+                 py::arg("clamp_to_bounds") = variance_defaults.clamp_to_bounds,             \
+                 py::arg("composition_slack") = variance_defaults.composition_slack,         \
+                 py::arg("composition") = "automatic"
 
 void bind_estimator_results(py::module_& m);
 void init_estimators_support(py::module_& m);

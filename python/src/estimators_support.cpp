@@ -25,7 +25,8 @@ est::interval_rule make_rule(const char* function,
     if (tau_prime) core::throw_invalid(function, "tau", "None", "tau_prime needs tau");
     return {};  // unset: the estimator's validate() names `rule`
   }
-  return tau_prime ? est::interval_rule::sharper(*tau, *tau_prime) : est::interval_rule::paper(*tau);
+  return tau_prime ? est::interval_rule::sharper(*tau, *tau_prime)
+                   : est::interval_rule::paper(*tau);
 }
 
 est::composition_choice parse_composition(const char* function, const std::string& s) {
@@ -52,7 +53,8 @@ std::pair<std::span<const double>, std::size_t> matrix_of(const char* function,
 
 est::panel_view panel_of(const char* function, const char* parameter, const f64_in& x) {
   if (x.ndim() != 2 && x.ndim() != 3)
-    core::throw_invalid(function, parameter, double(x.ndim()), "must be an (n, T) or (n, T, d) array");
+    core::throw_invalid(
+        function, parameter, double(x.ndim()), "must be an (n, T) or (n, T, d) array");
   est::panel_view p;
   p.values = {x.data(), static_cast<std::size_t>(x.size())};
   p.users = static_cast<std::size_t>(x.shape(0));
@@ -154,7 +156,8 @@ py::array_t<double> array(const std::vector<double>& v) {
 
 py::list ledger(const std::vector<est::ledger_entry>& l) {
   py::list out;
-  for (const auto& e : l) out.append(py::make_tuple(e.step, e.epsilon, e.delta, event_to_python(e.event)));
+  for (const auto& e : l)
+    out.append(py::make_tuple(e.step, e.epsilon, e.delta, event_to_python(e.event)));
   return out;
 }
 
@@ -199,7 +202,9 @@ void bind_estimator_results(py::module_& m) {
                                "Diagnostics",
                                "Per-release diagnostics. occupied_bins and clipped_fraction are "
                                "functions of the raw data: NOT private, never publish them.")
-      .def_readonly("occupied_bins", &est::diagnostics::occupied_bins, "Bins holding >= 1 point (NOT private).")
+      .def_readonly("occupied_bins",
+                    &est::diagnostics::occupied_bins,
+                    "Bins holding >= 1 point (NOT private).")
       .def_readonly("released_bins", &est::diagnostics::released_bins, "Bins released (private).")
       .def_readonly("clipped_fraction",
                     &est::diagnostics::clipped_fraction,
@@ -239,7 +244,9 @@ void bind_estimator_results(py::module_& m) {
 
   py::class_<est::mean_hd_result> hd(m, "MeanHDResult", "Result of a d-dimensional private mean.");
   hd.def_property_readonly(
-        "estimate", [](const est::mean_hd_result& r) { return array(r.estimate); }, "d private coordinates.")
+        "estimate",
+        [](const est::mean_hd_result& r) { return array(r.estimate); },
+        "d private coordinates.")
       .def_property_readonly(
           "clip_ranges",
           [](const est::mean_hd_result& r) { return ranges(r.ranges); },
@@ -259,8 +266,11 @@ void bind_estimator_results(py::module_& m) {
 
   py::class_<est::projection_result> proj(m, "ProjectionResult", "Result of projection_interval.");
   proj.def_property_readonly(
-          "range", [](const est::projection_result& r) { return iv(r.range); }, "(m-hat - kappa, m-hat + kappa).")
-      .def_readonly("midpoint", &est::projection_result::midpoint, "m-hat = 2h k-hat (0 on failure).")
+          "range",
+          [](const est::projection_result& r) { return iv(r.range); },
+          "(m-hat - kappa, m-hat + kappa).")
+      .def_readonly(
+          "midpoint", &est::projection_result::midpoint, "m-hat = 2h k-hat (0 on failure).")
       .def_readonly("selected_bin", &est::projection_result::selected_bin, "k-hat.")
       .def_readonly("threshold", &est::projection_result::threshold, "Frequency threshold used.")
       .def_property_readonly(
@@ -288,9 +298,13 @@ void bind_estimator_results(py::module_& m) {
   py::class_<est::kv_unknown_sigma_result>(
       m, "KVUnknownSigmaResult", "Result of kv_mean_unknown_sigma.")
       .def_readonly("mean", &est::kv_unknown_sigma_result::mean, "The private mean (a MeanResult).")
-      .def_readonly("sigma_hat", &est::kv_unknown_sigma_result::sigma_hat, "sigma-hat = 2^(j+2) or the fallback.")
-      .def_readonly("sigma_bin", &est::kv_unknown_sigma_result::sigma_bin, "The released dyadic bin j.")
-      .def_readonly("sigma_diagnostics", &est::kv_unknown_sigma_result::sigma_diag, "The sigma histogram.")
+      .def_readonly("sigma_hat",
+                    &est::kv_unknown_sigma_result::sigma_hat,
+                    "sigma-hat = 2^(j+2) or the fallback.")
+      .def_readonly(
+          "sigma_bin", &est::kv_unknown_sigma_result::sigma_bin, "The released dyadic bin j.")
+      .def_readonly(
+          "sigma_diagnostics", &est::kv_unknown_sigma_result::sigma_diag, "The sigma histogram.")
       .def_property_readonly(
           "confidence",
           [](const est::kv_unknown_sigma_result& r) { return iv(r.confidence); },
@@ -299,18 +313,25 @@ void bind_estimator_results(py::module_& m) {
   py::class_<est::local_projection_result>(
       m, "LocalProjectionResult", "Result of local_projection_interval.")
       .def_property_readonly(
-          "range", [](const est::local_projection_result& r) { return iv(r.range); }, "(m-hat +- kappa).")
+          "range",
+          [](const est::local_projection_result& r) { return iv(r.range); },
+          "(m-hat +- kappa).")
       .def_readonly("midpoint", &est::local_projection_result::midpoint, "m-hat = 2h k-hat.")
-      .def_readonly("selected_bin", &est::local_projection_result::selected_bin, "k-hat in [-K, K].")
+      .def_readonly(
+          "selected_bin", &est::local_projection_result::selected_bin, "k-hat in [-K, K].")
       .def_property_readonly(
           "frequencies",
           [](const est::local_projection_result& r) { return array(r.frequencies); },
           "Debiased frequencies of bins k = -K..K (private).")
-      .def_readonly("outside", &est::local_projection_result::outside, "Users outside every bin (NOT private).")
-      .def_readonly("occupied", &est::local_projection_result::occupied, "Occupied bins (NOT private).");
+      .def_readonly("outside",
+                    &est::local_projection_result::outside,
+                    "Users outside every bin (NOT private).")
+      .def_readonly(
+          "occupied", &est::local_projection_result::occupied, "Occupied bins (NOT private).");
 
   py::class_<est::regression_result>(m, "RegressionResult", "Result of longitudinal_regression.")
-      .def_readonly("fit", &est::regression_result::fit, "The private coefficients (a MeanHDResult).")
+      .def_readonly(
+          "fit", &est::regression_result::fit, "The private coefficients (a MeanHDResult).")
       .def_property_readonly(
           "coefficients",
           [](const est::regression_result& r) { return array(r.fit.estimate); },
@@ -321,7 +342,9 @@ void bind_estimator_results(py::module_& m) {
 
   py::class_<est::priestley_chao_result> pc(m, "PriestleyChaoResult", "Result of priestley_chao.");
   pc.def_property_readonly(
-        "points", [](const est::priestley_chao_result& r) { return array(r.points); }, "Evaluation points.")
+        "points",
+        [](const est::priestley_chao_result& r) { return array(r.points); },
+        "Evaluation points.")
       .def_property_readonly(
           "estimate",
           [](const est::priestley_chao_result& r) { return array(r.estimate); },
@@ -339,14 +362,17 @@ void bind_estimator_results(py::module_& m) {
           "Whether each point is in [zeta, 1 - zeta] (where Cor 4.11's rate applies).")
       .def_readonly("n", &est::priestley_chao_result::n, "Observations.")
       .def_readonly("tau", &est::priestley_chao_result::tau, "The radius used.")
-      .def_readonly("noise_scale", &est::priestley_chao_result::noise_scale, "Laplace scale per point.");
+      .def_readonly(
+          "noise_scale", &est::priestley_chao_result::noise_scale, "Laplace scale per point.");
   budget_property(pc);
   privacy_properties(pc, [](const est::priestley_chao_result& r) { return r.privacy; });
   ledger_property(pc);
 
-  py::class_<est::variance_result> var(m, "VarianceResult", "Result of a plug-in variance estimator.");
+  py::class_<est::variance_result> var(
+      m, "VarianceResult", "Result of a plug-in variance estimator.");
   var.def_readonly("variance", &est::variance_result::variance, "The private sigma-hat^2.")
-      .def_readonly("midpoint", &est::variance_result::midpoint, "The last refined midpoint (private).")
+      .def_readonly(
+          "midpoint", &est::variance_result::midpoint, "The last refined midpoint (private).")
       .def_readonly("iterations", &est::variance_result::iterations, "Iterations run.")
       .def_property_readonly(
           "range",
@@ -407,7 +433,11 @@ void init_estimators_support(py::module_& m) {
         "Random-effects radius sqrt(2 (sigma_U^2 + v_noise) ln(2n/gamma)) (S1 Def 5.8).");
   m.def(
       "split_budget",
-      [](double epsilon, double delta, std::size_t d, double slack, const std::string& composition) {
+      [](double epsilon,
+         double delta,
+         std::size_t d,
+         double slack,
+         const std::string& composition) {
         return est::split_budget(
             epsilon, delta, d, slack, parse_composition("split_budget", composition));
       },
@@ -476,7 +506,8 @@ void init_estimators_support(py::module_& m) {
         const auto p = panel_of("user_averages", "panel", panel);
         p.validate("user_averages");
         const auto v = est::user_averages(p);
-        py::array_t<double> out({static_cast<py::ssize_t>(p.users), static_cast<py::ssize_t>(p.dims)});
+        py::array_t<double> out(
+            {static_cast<py::ssize_t>(p.users), static_cast<py::ssize_t>(p.dims)});
         std::copy(v.begin(), v.end(), out.mutable_data());
         return out;
       },

@@ -11,6 +11,7 @@ PYBIND11_MODULE(_dpx, m) {
   dp::init_mechanisms(mech);
   auto data = m.def_submodule("data", "Dataset generators (dpx::data).");
   dp::init_data(data);
+  dp::init_data_registry(data);
   auto acc = m.def_submodule("accounting", "Privacy accountants (dpx::accounting).");
   dp::init_accounting(acc);
   auto solvers = m.def_submodule("solvers", "Solvers (dpx::solvers).");

@@ -30,10 +30,8 @@ std::span<const double> point(const char* fn, const okr& r, const f64_in& x) {
 // A 2-D (m x p) array of points; returns m.
 std::size_t rows(const char* fn, const char* parameter, const okr& r, const f64_in& x) {
   if (x.ndim() != 2 || static_cast<std::size_t>(x.shape(1)) != r.dim)
-    core::throw_invalid(fn,
-                        parameter,
-                        double(x.ndim()),
-                        "must be a 2-dimensional (m, input_dim) array");
+    core::throw_invalid(
+        fn, parameter, double(x.ndim()), "must be a 2-dimensional (m, input_dim) array");
   return static_cast<std::size_t>(x.shape(0));
 }
 
@@ -153,7 +151,8 @@ points (epsilon <= 1). privacy="none": predict only.)doc");
     c.def(
         "release_function",
         [](okr& r, const f64_in& points, Gen& g) {
-          const std::size_t m = rows("OnlineKernelRegression.release_function", "points", r, points);
+          const std::size_t m =
+              rows("OnlineKernelRegression.release_function", "points", r, points);
           const std::span<const double> s(points.data(), m * r.dim);
           const auto v = with_engine(g, gil_release_threshold, [&](auto& e) {
             std::lock_guard<std::mutex> lock(r.mutex);
@@ -170,7 +169,8 @@ points (epsilon <= 1). privacy="none": predict only.)doc");
   });
   c.def_property_readonly(
       "steps", [](const okr& r) { return r.model.steps(); }, "Examples seen, t.");
-  c.def_property_readonly("t0", [](const okr& r) { return r.model.t0(); }, "t0 used.");
+  c.def_property_readonly(
+      "t0", [](const okr& r) { return r.model.t0(); }, "t0 used.");
   c.def_property_readonly(
       "kappa", [](const okr& r) { return r.model.kappa(); }, "sup sqrt(K(x, x)) over the inputs.");
   c.def(
@@ -213,7 +213,8 @@ points (epsilon <= 1). privacy="none": predict only.)doc");
       "privacy_events",
       [](const okr& r) {
         py::list out;
-        for (const auto& e : r.model.privacy_events()) out.append(py::make_tuple(event_to_python(e), 1));
+        for (const auto& e : r.model.privacy_events())
+          out.append(py::make_tuple(event_to_python(e), 1));
         return out;
       },
       "Releases made so far as (event, count) pairs (as SolveResult.privacy_events).");

@@ -172,7 +172,9 @@ prox ties toward 0, as ncvreg does.)doc")
           "Indicator of [lower, upper]^d (projection: clamp); infinite bounds allowed.")
       .def_static(
           "simplex",
-          [](double total) { return make(prox::simplex(total), "simplex(total=" + num(total) + ")"); },
+          [](double total) {
+            return make(prox::simplex(total), "simplex(total=" + num(total) + ")");
+          },
           py::arg("total") = 1.0,
           "Indicator of {x >= 0 : sum x = total} (Condat 2016 projection).")
       .def_static(
@@ -206,9 +208,7 @@ prox ties toward 0, as ncvreg does.)doc")
           "separable",
           [](const penalty_spec& p) {
             return std::visit(
-                [](const auto& q) {
-                  return prox::separable_penalty<std::decay_t<decltype(q)>>;
-                },
+                [](const auto& q) { return prox::separable_penalty<std::decay_t<decltype(q)>>; },
                 p.value);
           },
           "True for coordinate-wise penalties (these honour the solvers' `unpenalized`).")
@@ -296,7 +296,9 @@ void bind_result(py::module_& m) {
                     "The delta the calibration aimed at (0 = none).")
       .def_readonly(
           "guarantee", &sol::solve_result::guarantee, "What the output guarantees, in words.")
-      .def("usable", &sol::solve_result::usable, "True when x is finite and the run did not diverge.")
+      .def("usable",
+           &sol::solve_result::usable,
+           "True when x is finite and the run did not diverge.")
       .def("__repr__", &sol::solve_result::brief_report);
 }
 
