@@ -107,5 +107,6 @@ void init_bench(py::module_& m);
 void init_solvers(py::module_& m);
 void init_estimators(py::module_& m);
 void init_audit(py::module_& m);
+void init_experiments(py::module_& m);
 
 }  // namespace dpx::python

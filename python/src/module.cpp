@@ -20,6 +20,8 @@ PYBIND11_MODULE(_dpx, m) {
   dp::init_estimators(estimators);
   auto audit = m.def_submodule("audit", "Privacy auditing (dpx::audit).");
   dp::init_audit(audit);
+  auto experiments = m.def_submodule("experiments", "The experiment harness (dpx::harness).");
+  dp::init_experiments(experiments);
   auto bench = m.def_submodule("_bench", "C++ timings for bench/python (not public API).");
   dp::init_bench(bench);
 }
