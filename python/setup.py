@@ -21,6 +21,20 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
 
+def cmake_build_dir() -> Path:
+    """$DPX_BUILD_DIR (relative paths from the repository root: pip runs this script from
+    python/, so DPX_BUILD_DIR=build/release reuses the release preset's build), else
+    <repo>/build/python."""
+    env_dir = os.environ.get("DPX_BUILD_DIR")
+    return (ROOT / env_dir).resolve() if env_dir else ROOT / "build" / "python"
+
+
+# setuptools' own scratch files (build/, dpx.egg-info) go under the CMake build tree, so that an
+# install leaves the source tree untouched.
+SCRATCH = cmake_build_dir() / "setuptools"
+SCRATCH.mkdir(parents=True, exist_ok=True)
+
+
 class CMakeExtension(Extension):
     def __init__(self, name):
         super().__init__(name, sources=[])
@@ -29,9 +43,7 @@ class CMakeExtension(Extension):
 class CMakeBuild(build_ext):
     def build_extension(self, ext):
         env_dir = os.environ.get("DPX_BUILD_DIR")
-        # pip runs this script from python/: a relative DPX_BUILD_DIR is taken from the
-        # repository root (DPX_BUILD_DIR=build/release reuses the release preset's build).
-        build_dir = (ROOT / env_dir).resolve() if env_dir else ROOT / "build" / "python"
+        build_dir = cmake_build_dir()
         if not env_dir or not (build_dir / "CMakeCache.txt").is_file():
             subprocess.run(
                 [
@@ -68,4 +80,8 @@ class CMakeBuild(build_ext):
         shutil.copy2(ROOT / "libs" / "harness" / "python" / "dpx_plot.py", share / "dpx_plot.py")
 
 
-setup(ext_modules=[CMakeExtension("dpx._dpx")], cmdclass={"build_ext": CMakeBuild})
+setup(
+    ext_modules=[CMakeExtension("dpx._dpx")],
+    cmdclass={"build_ext": CMakeBuild},
+    options={"build": {"build_base": str(SCRATCH / "build")}, "egg_info": {"egg_base": str(SCRATCH)}},
+)

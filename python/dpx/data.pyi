@@ -7,15 +7,22 @@ place by the C++ generator, no copy) and ``model.theory(n)`` a dict of its exact
 (mean, variance, long-run variance, autocorrelations at lags 1..5, log-Sobolev constants,
 n Var(mean)), with the keys of ``dpx generate MODEL --describe``.
 
-:func:`generate` reproduces the ``dpx generate`` command bit for bit: the stream is
-``Philox(seed, stable_hash("dpx generate " + model), 0, "data")``."""
+The registry (:func:`registry`, :func:`draw`, :func:`generate`) covers every model of
+``dpx generate`` -- scalar series, VAR(1), panels (block-Toeplitz, random effects, longitudinal),
+nonparametric regression and the sparse regression (ERM) designs -- with the CLI's names,
+parameters, defaults and validation (the same C++ registry; errors name parameters as keyword
+arguments). :func:`draw` returns every column as a numpy array (float64; int64 for indices such
+as ``user``/``t``; str for words such as ``split``) with the resolved parameters and the exact
+theory (the keys of ``dpx generate MODEL --describe``). With ``seed`` (no ``rng``) the stream is
+the CLI's, ``Philox(seed, stable_hash("dpx generate " + model), 0, "data")``, so the data are
+bit-identical to ``dpx generate MODEL --n N --seed SEED``."""
 
 from typing import Any, overload
 
 import numpy
 import numpy.typing as npt
 
-from typing import Callable, Dict, Tuple
+from typing import Callable, Dict, NamedTuple, Optional, Tuple, Union
 
 from ._dpx import DiscreteGaussianDpEvent, DiscreteLaplaceDpEvent, DiscretePairDpEvent, EpsilonDeltaDpEvent, ExponentialMechanismDpEvent, GaussianDpEvent, LaplaceDpEvent, OsRandom, Philox, PoissonSampledGaussianDpEvent, PoissonSampledLaplaceDpEvent, PureDpEvent, RandomizedResponseDpEvent, SampledWithoutReplacementDpEvent, UnsupportedEventError, ValidationError, ZCdpEvent
 
@@ -230,7 +237,20 @@ class FGN:
 
 MODELS: Dict[str, Callable[..., Any]]
 FIXED_LENGTH_MODELS: Dict[str, Callable[..., Any]]
+MODEL_NAMES: Tuple[str, ...]
+
+class Realization(NamedTuple):
+    """One draw of a registered model: ``columns`` (name -> numpy array, in the CSV's column
+order), ``parameters`` (resolved values, derived defaults filled in) and ``theory`` (the
+exact quantities of ``dpx generate --describe``)."""
+    columns: Dict[str, npt.NDArray[Any]]
+    parameters: Dict[str, Any]
+    theory: Dict[str, Any]
+    def frame(self) -> Any: ...
 
 def model(name: str, **params: Any) -> Any: ...
+def registry() -> list[dict[str, Any]]: ...
+def model_info(name: str) -> Dict[str, Any]: ...
 def cli_stream(name: str, seed: int = ...) -> Philox: ...
-def generate(name: str, n: int, seed: int = ..., **params: Any) -> Tuple[npt.NDArray[numpy.float64], Dict[str, Any]]: ...
+def draw(name: str, n: int, rng: Optional[Philox] = ..., *, seed: int = ..., describe: bool = ..., **params: Any) -> Realization: ...
+def generate(name: str, n: int, seed: int = ..., **params: Any) -> Tuple[Union[npt.NDArray[numpy.float64], Dict[str, npt.NDArray[Any]]], Dict[str, Any]]: ...

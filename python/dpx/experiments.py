@@ -1,8 +1,11 @@
 """Experiment presets: run them and load their results as pandas DataFrames.
 
-Runs go through the ``dpx`` command-line tool (the same binary, cache and manifests as
-``dpx run``): the one shipped inside the installed package, else ``$DPX_CLI``, else ``dpx`` on
-PATH. Results are read from the output directory:
+Runs call the experiment harness in this process (``dpx::harness::run_preset``, the call
+``dpx run`` makes, with every experiment driver linked into the module; the GIL is released
+while it runs): same cache, manifests and byte-identical ``tidy.csv`` as ``dpx run``. The
+presets are found as ``dpx list`` finds them ($DPX_EXPERIMENTS_DIR, ./experiments, the copies
+shipped inside the installed package, or the source tree's). Results are read from the output
+directory:
 
 * ``tidy.csv`` (one row per replication) and ``summary.csv`` (one row per cell and metric) as
   DataFrames, ``rates.csv`` (the rate checks) as a DataFrame,
@@ -14,12 +17,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Union
 
 from ._dpx import ValidationError
+from ._dpx import experiments as _native
 
 __all__ = ["Results", "cli_path", "list_presets", "load", "run"]
 
@@ -27,7 +30,8 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 
 def cli_path() -> str:
-    """Path of the ``dpx`` tool used for runs (bundled, $DPX_CLI, or on PATH)."""
+    """Path of the ``dpx`` command-line tool (bundled in the installed package, $DPX_CLI, or on
+    PATH), for work the Python API does not cover (``dpx report``, ``dpx collect``, ...)."""
     bundled = Path(__file__).resolve().parent / "bin" / "dpx"
     if bundled.is_file():
         return str(bundled)
@@ -42,23 +46,30 @@ def cli_path() -> str:
     )
 
 
-def _cli(args: List[str], quiet: bool = False) -> str:
-    proc = subprocess.run([cli_path(), *args], capture_output=True, text=True)
-    if proc.returncode == 2:
-        raise ValidationError(proc.stderr.strip())
-    if proc.returncode != 0:
-        raise RuntimeError(f"dpx {' '.join(args)} failed ({proc.returncode}): {proc.stderr.strip()}")
-    return proc.stdout
+_PKG_SHARE = Path(__file__).resolve().parent / "share" / "dpx"
+
+
+def _harness_env() -> None:
+    """Points the in-process harness at the presets and plotting script shipped inside an
+    installed package, where the bundled ``dpx`` tool would find them (next to itself); an
+    explicit $DPX_EXPERIMENTS_DIR / $DPX_PLOT_SCRIPT or a ./experiments directory wins, as for
+    the tool."""
+    shipped = _PKG_SHARE / "experiments"
+    if (
+        "DPX_EXPERIMENTS_DIR" not in os.environ
+        and not any(Path("experiments").glob("*/preset.toml"))
+        and shipped.is_dir()
+    ):
+        os.environ["DPX_EXPERIMENTS_DIR"] = str(shipped)
+    plot = _PKG_SHARE / "dpx_plot.py"
+    if "DPX_PLOT_SCRIPT" not in os.environ and plot.is_file():
+        os.environ["DPX_PLOT_SCRIPT"] = str(plot)
 
 
 def list_presets() -> Dict[str, str]:
-    """Preset name -> one-line description (``dpx list``)."""
-    out: Dict[str, str] = {}
-    for line in _cli(["list"]).splitlines():
-        if line.strip():
-            name, _, desc = line.partition(" ")
-            out[name] = desc.strip()
-    return out
+    """Preset name -> one-line description (as ``dpx list``)."""
+    _harness_env()
+    return dict(_native.list_presets())
 
 
 @dataclass
@@ -106,30 +117,38 @@ def run(
     force: bool = False,
     figures: bool = True,
     check: bool = False,
+    overrides: Optional[Dict[str, str]] = None,
 ) -> Results:
-    """Runs a preset with ``dpx run`` and returns its :func:`load`-ed results.
+    """Runs a preset in-process (as ``dpx run``) and returns its :func:`load`-ed results.
 
     ``name_or_path``: a preset name (see :func:`list_presets`) or a path to a preset .toml;
     ``quick``: apply the preset's [quick] overrides; ``out``: output directory (default
     ``results/<name>`` relative to the current directory); ``threads``: worker threads
     (default: all cores); ``force``: recompute cached blocks; ``check``: raise RuntimeError when
-    a gated rate check fails. The GIL is not held while the tool runs (it is a subprocess).
+    a gated rate check fails; ``overrides``: ``{"key": "value"}`` edits of the preset (``dpx run
+    --set key=value``). Bad presets or options raise :class:`dpx.ValidationError`. The GIL is
+    released while the harness runs.
     """
     name = str(name_or_path)
-    args = ["run", name, "--quiet"]
-    if quick:
-        args.append("--quick")
-    if out is None:
-        stem = Path(name).parent.name if name.endswith(".toml") else name
-        out = Path("results") / stem
-    args += ["--out", str(out)]
-    if threads is not None:
-        args += ["--threads", str(int(threads))]
-    if force:
-        args.append("--force")
-    if not figures:
-        args.append("--no-figures")
-    if check:
-        args.append("--check")
-    _cli(args)
-    return load(out)
+    if threads is not None and int(threads) < 1:
+        raise ValidationError(f"experiments.run: threads = {threads} is invalid (must be >= 1)")
+    _harness_env()
+    summary = _native.run_preset(
+        name,
+        quick=bool(quick),
+        out="" if out is None else str(out),
+        threads=0 if threads is None else int(threads),
+        force=bool(force),
+        figures=bool(figures),
+        quiet=True,
+        overrides=[f"{k}={v}" for k, v in (overrides or {}).items()],
+    )
+    if summary["status"] == "interrupted":
+        raise RuntimeError(f"dpx.experiments.run: {name} was interrupted; rerun to resume")
+    if check and summary["rates_passed"] != summary["rates_checked"]:
+        raise RuntimeError(
+            f"dpx.experiments.run: {summary['rates_checked'] - summary['rates_passed']} of "
+            f"{summary['rates_checked']} gated rate checks failed for {name} "
+            f"(see {summary['report_path']})"
+        )
+    return load(summary["out_dir"])

@@ -1,25 +1,55 @@
-"""Solvers on numpy data (dpx::solvers): nonprivate GIST and DP-SGD.
+"""Solvers on numpy data (dpx::solvers): nonprivate GIST (plain and working-set), ISTDP
+(published and strict variants), (noisy) projected gradient descent, DP-SGD, and the online
+kernel regressor.
 
 ``X`` is an (n, d) float64 array (C-contiguous rows are read in place; any other layout or dtype
-is converted once), ``y`` has length n. Every solver returns a :class:`SolveResult` with the
-coefficients (``x``), the log-spaced ``trace``, the run's ``privacy_events`` and, for private
-runs, its ``guarantee`` in words; :func:`privacy_event` turns the events into one
-:mod:`dpx.accounting` event::
+is converted once), ``y`` has length n. ``loss`` is ``least_squares``, ``logistic``, ``huber`` or
+``smoothed_hinge`` (dpx::losses, average over the rows). ``penalty`` is a :class:`Penalty`
+(``Penalty.mcp(0.1)``, ``Penalty.l2_ball(1.0)``, ...) or the ``dpx fit --penalty`` shorthand
+``"none" | "l1" | "mcp" | "scad"`` with ``lam`` (and ``gamma``); separable penalties leave the
+last ``unpenalized`` coordinates free (an intercept column of ones stored last, as
+``dpx fit --intercept``). Every option's default is the C++ options struct's.
+
+Every solver returns a :class:`SolveResult` with the coefficients (``x``), the log-spaced
+``trace``, the run's ``privacy_events`` and, for private runs, its ``guarantee`` in words;
+:func:`privacy_event` turns the events into one :mod:`dpx.accounting` event::
 
     r = dpx.solvers.dp_sgd(X, y, dpx.Philox(1), noise_multiplier=1.1, sampling_rate=0.01)
     dpx.accounting.PLDAccountant().compose(dpx.solvers.privacy_event(r)).get_epsilon(1e-5)
 
-Solvers run with the GIL released.
+With the same data and seed (``dpx.Philox(seed)``) the private solvers give bit-identical
+coefficients to ``dpx fit --solver istdp|noisy_pgd|dp_sgd --seed SEED`` run with the same
+settings. Solvers run with the GIL released.
 """
 
 from __future__ import annotations
 
-from ._dpx.solvers import SolveResult, dp_sgd, gist
+from ._dpx.solvers import (
+    OnlineKernelRegression,
+    Penalty,
+    SolveResult,
+    dp_sgd,
+    gist,
+    gist_working_set,
+    istdp,
+    pgd,
+)
 from .accounting import ComposedDpEvent, SelfComposedDpEvent
 
-__all__ = ["SolveResult", "dp_sgd", "gist", "privacy_event"]
+__all__ = [
+    "OnlineKernelRegression",
+    "Penalty",
+    "SolveResult",
+    "dp_sgd",
+    "gist",
+    "gist_working_set",
+    "istdp",
+    "pgd",
+    "privacy_event",
+]
 
 
-def privacy_event(result: SolveResult) -> ComposedDpEvent:
-    """The releases of a run as one event for ``Accountant.compose`` (empty when nonprivate)."""
+def privacy_event(result) -> ComposedDpEvent:
+    """The releases of a run (a :class:`SolveResult` or an :class:`OnlineKernelRegression`) as
+    one event for ``Accountant.compose`` (empty when nonprivate)."""
     return ComposedDpEvent([SelfComposedDpEvent(e, c) for e, c in result.privacy_events])

@@ -10,7 +10,6 @@ namespace dpx::python {
 namespace {
 
 namespace au = dpx::audit;
-using f64_in = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
 }  // namespace
 

@@ -12,7 +12,20 @@
 #include "dpx/accounting/accountant.hpp"
 #include "dpx/core/error.hpp"
 
+extern "C" void openblas_set_num_threads(int) __attribute__((weak));
+extern "C" int openblas_get_num_threads() __attribute__((weak));
+
 namespace dpx::python {
+
+single_threaded_blas_scope::single_threaded_blas_scope() {
+  if (openblas_get_num_threads == nullptr || openblas_set_num_threads == nullptr) return;
+  saved_ = openblas_get_num_threads();
+  if (saved_ != 1) openblas_set_num_threads(1);
+}
+
+single_threaded_blas_scope::~single_threaded_blas_scope() {
+  if (saved_ > 1) openblas_set_num_threads(saved_);
+}
 
 namespace {
 template <class T>

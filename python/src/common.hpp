@@ -17,6 +17,9 @@ namespace dpx::python {
 
 namespace py = pybind11;
 
+/// A float64 input array: C-contiguous float64 is viewed in place, anything else converted once.
+using f64_in = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
 /// Arrays at least this long are filled with the GIL released (a scalar call keeps it: releasing
 /// and re-acquiring costs more than the draw).
 inline constexpr std::size_t gil_release_threshold = 4096;
@@ -72,6 +75,22 @@ std::span<std::int64_t> writable_int_span(const char* function,
                                           const char* parameter,
                                           py::array& a);
 
+/// Runs OpenBLAS single-threaded while alive and restores the caller's thread count after, as
+/// the dpx tool does for its whole run (dpx::harness::single_threaded_blas): a multi-threaded
+/// LAPACK eigensolver changes the last bits of e.g. a log-Sobolev constant, and results must be
+/// bit-identical to the CLI's. A no-op without OpenBLAS. Not thread-safe with respect to other
+/// Python threads that change the OpenBLAS thread count at the same time.
+class single_threaded_blas_scope {
+ public:
+  single_threaded_blas_scope();
+  ~single_threaded_blas_scope();
+  single_threaded_blas_scope(const single_threaded_blas_scope&) = delete;
+  single_threaded_blas_scope& operator=(const single_threaded_blas_scope&) = delete;
+
+ private:
+  int saved_ = -1;
+};
+
 /// privacy_event <-> Python objects (the bound event classes of events.cpp).
 py::object event_to_python(const core::privacy_event& e);
 core::privacy_event event_from_python(py::handle h);
@@ -82,10 +101,12 @@ void init_core(py::module_& m);
 void init_events(py::module_& m);
 void init_mechanisms(py::module_& m);
 void init_data(py::module_& m);
+void init_data_registry(py::module_& m);
 void init_accounting(py::module_& m);
 void init_bench(py::module_& m);
 void init_solvers(py::module_& m);
 void init_estimators(py::module_& m);
 void init_audit(py::module_& m);
+void init_experiments(py::module_& m);
 
 }  // namespace dpx::python

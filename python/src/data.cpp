@@ -34,7 +34,10 @@ py::dict theory(const M& md, std::size_t n) {
     ac.append(finite ? md.autocorrelation(h) : std::numeric_limits<double>::quiet_NaN());
   }
   d["autocorrelation"] = ac;
-  d["log_sobolev"] = md.log_sobolev(n);
+  {
+    const single_threaded_blas_scope blas;  // bit-identical to `dpx generate --describe`
+    d["log_sobolev"] = md.log_sobolev(n);
+  }
   d["marginal_log_sobolev"] = md.marginal_log_sobolev();
   d["mean_variance_constant"] = md.mean_variance_constant(n);
   if constexpr (requires { md.log_sobolev_bound(); })
@@ -114,7 +117,10 @@ py::class_<M> fixed_length_model(py::module_& m, const char* name, const char* d
         py::list ac;
         for (std::size_t h = 1; h <= 5; ++h) ac.append(md.autocorrelation(h));
         d["autocorrelation"] = ac;
-        d["log_sobolev"] = md.log_sobolev();
+        {
+          const single_threaded_blas_scope blas;  // bit-identical to the CLI
+          d["log_sobolev"] = md.log_sobolev();
+        }
         d["marginal_log_sobolev"] = md.marginal_log_sobolev();
         d["mean_variance_constant"] = md.mean_variance_constant();
         d["embedding_size"] = md.sampler().embedding_size();

@@ -1,78 +1,117 @@
-// dpx.estimators (compiled part): the one-dimensional private means of dpx::estimators
-// (winsorized mean, S1 Algorithm 4; local-model mean, S1 Algorithm 8) on numpy input (a
-// C-contiguous float64 vector is read in place; other inputs are converted once), and the
-// public radius tau from a variance / log-Sobolev bound.
+// dpx.estimators (compiled part): the result types and the estimator functions of
+// dpx::estimators on numpy input (a C-contiguous float64 array is read in place; other inputs
+// are converted once). Central model: projection interval, winsorized mean (1-D and d-D),
+// sample-split mean, Karwa-Vadhan baselines; local model: projection interval, mean (1-D, d-D,
+// user level); dependent data: user-level and random-effects means, longitudinal regression,
+// Priestley-Chao regression, plug-in variance estimators. Every default is the C++ options
+// struct's own. Radius helpers and the budget split: estimators_support.cpp.
 #include <pybind11/stl.h>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "common.hpp"
-#include "dpx/estimators/central.hpp"
-#include "dpx/estimators/common.hpp"
-#include "dpx/estimators/local.hpp"
+#include "dpx/core/error.hpp"
+#include "dpx/estimators/estimators.hpp"
+#include "estimators_common.hpp"
 
 namespace dpx::python {
 namespace {
 
 namespace est = dpx::estimators;
-using f64_in = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
-std::span<const double> span_of(const f64_in& x) {
-  return {x.data(), static_cast<std::size_t>(x.size())};
+const est::local_mean_options local_defaults{};
+const est::winsorized_mean_hd_options hd_defaults{};
+const est::kv_mean_options kv_defaults{};
+const est::kv_unknown_sigma_options kvu_defaults{};
+
+// The keyword arguments shared by the estimators that take an interval rule.
+#define DPX_RULE_ARGS py::kw_only(), py::arg("tau_prime") = py::none(), py::arg("rule") = py::none()
+#define DPX_COMPOSITION_ARGS \
+  py::arg("composition_slack") = 0.0, py::arg("composition") = "automatic"
+
+est::winsorized_mean_hd_options hd_options(const char* fn,
+                                           double epsilon,
+                                           double delta,
+                                           std::optional<double> tau,
+                                           std::optional<double> tau_prime,
+                                           const std::optional<std::pair<double, double>>& rule,
+                                           double slack,
+                                           const std::string& composition) {
+  est::winsorized_mean_hd_options o;
+  o.epsilon = epsilon;
+  o.delta = delta;
+  o.rule = make_rule(fn, tau, tau_prime, rule);
+  o.composition_slack = slack;
+  o.choice = parse_composition(fn, composition);
+  return o;
+}
+
+est::local_mean_options local_options(const char* fn,
+                                      double epsilon,
+                                      std::optional<double> tau,
+                                      double bound,
+                                      std::optional<double> tau_prime,
+                                      const std::optional<std::pair<double, double>>& rule,
+                                      bool literal_budget,
+                                      double slack,
+                                      const std::string& composition) {
+  est::local_mean_options o;
+  o.epsilon = epsilon;
+  o.rule = make_rule(fn, tau, tau_prime, rule);
+  o.bound = bound;
+  o.literal_budget = literal_budget;
+  o.composition_slack = slack;
+  o.choice = parse_composition(fn, composition);
+  return o;
 }
 
 }  // namespace
 
 void init_estimators(py::module_& m) {
-  py::class_<est::mean_result>(m, "MeanResult", "Result of a one-dimensional private mean.")
-      .def_readonly("estimate", &est::mean_result::estimate, "The private mean.")
-      .def_property_readonly(
-          "clip_range",
-          [](const est::mean_result& r) { return py::make_tuple(r.range.lo, r.range.hi); },
-          "The clipping range used (lo, hi) (private; not a confidence interval).")
-      .def_readonly("midpoint", &est::mean_result::midpoint, "The private midpoint m-hat.")
-      .def_readonly("n", &est::mean_result::n, "Number of records averaged.")
-      .def_readonly(
-          "noise_scale", &est::mean_result::noise_scale, "Laplace scale b of the mean release.")
-      .def_property_readonly(
-          "failed",
-          [](const est::mean_result& r) { return r.diag.failed; },
-          "Every histogram bin was zeroed (midpoint 0 used; private).")
-      .def_property_readonly(
-          "epsilon",
-          [](const est::mean_result& r) { return r.privacy.epsilon; },
-          "Total epsilon spent.")
-      .def_property_readonly(
-          "delta", [](const est::mean_result& r) { return r.privacy.delta; }, "Total delta spent.")
-      .def_property_readonly(
-          "model",
-          [](const est::mean_result& r) {
-            return std::string(r.privacy.model == est::trust_model::local ? "local" : "central");
-          },
-          "central or local.")
-      .def_property_readonly(
-          "ledger",
-          [](const est::mean_result& r) {
-            py::list out;
-            for (const auto& e : r.ledger)
-              out.append(py::make_tuple(e.step, e.epsilon, e.delta, event_to_python(e.event)));
-            return out;
-          },
-          "The private steps, in order: (step, epsilon, delta, event).");
+  bind_estimator_results(m);
+  init_estimators_support(m);
 
-  m.def("tau_subgaussian",
-        &est::tau_subgaussian,
-        py::arg("variance_bound"),
-        py::arg("n"),
-        py::arg("gamma"),
-        "tau = sqrt(2 V ln(2n/gamma)) from a PUBLIC variance (or log-Sobolev) bound V "
-        "(S1 Cor. 3.6).");
   for_each_generator([&]<class Gen>() {
+    // ---- central, item level ---------------------------------------------------------------
+    m.def(
+        "projection_interval",
+        [](const f64_in& x,
+           double epsilon,
+           double delta,
+           std::optional<double> tau,
+           Gen& g,
+           std::optional<double> tau_prime,
+           const std::optional<std::pair<double, double>>& rule) {
+          const auto r = make_rule("projection_interval", tau, tau_prime, rule);
+          const auto s = vector_of("projection_interval", "x", x);
+          return with_engine(g, s.size(), [&](auto& e) {
+            return est::projection_interval(s, r, epsilon, delta, e);
+          });
+        },
+        py::arg("x"),
+        py::arg("epsilon"),
+        py::arg("delta"),
+        py::arg("tau"),
+        py::arg("rng"),
+        DPX_RULE_ARGS,
+        "S1 Algorithm 3 (ProjectionInterval): stable histogram over bins of half-width h at "
+        "(epsilon, delta), m-hat = 2h k-hat, interval m-hat +- kappa. (epsilon, delta)-DP, "
+        "replace-one, item level. Rule: paper (h = tau, kappa = 3 tau); with tau_prime the "
+        "sharper rule (h = tau', kappa = tau + 2 tau'); rule=(h, kappa) any custom rule.");
     m.def(
         "winsorized_mean",
-        [](const f64_in& x, double epsilon, double delta, double tau, Gen& g) {
-          const est::winsorized_mean_options o{epsilon, delta, est::interval_rule::paper(tau)};
-          const auto s = span_of(x);
+        [](const f64_in& x,
+           double epsilon,
+           double delta,
+           std::optional<double> tau,
+           Gen& g,
+           std::optional<double> tau_prime,
+           const std::optional<std::pair<double, double>>& rule) {
+          const est::winsorized_mean_options o{
+              epsilon, delta, make_rule("winsorized_mean", tau, tau_prime, rule)};
+          const auto s = vector_of("winsorized_mean", "x", x);
           return with_engine(g, s.size(), [&](auto& e) { return est::winsorized_mean(s, o, e); });
         },
         py::arg("x"),
@@ -80,16 +119,168 @@ void init_estimators(py::module_& m) {
         py::arg("delta"),
         py::arg("tau"),
         py::arg("rng"),
-        "(epsilon, delta)-DP winsorized mean under replace-one (S1 Algorithm 4, paper rule: "
-        "bins of half-width tau, interval m-hat +- 3 tau); `dpx mean --tau`.");
+        DPX_RULE_ARGS,
+        "(epsilon, delta)-DP winsorized mean under replace-one (S1 Algorithm 4: "
+        "ProjectionInterval at epsilon/2, clipped mean + Lap(4 kappa/(n epsilon))); "
+        "`dpx mean --tau`. Rule as projection_interval.");
+    m.def(
+        "winsorized_mean_hd",
+        [](const f64_in& x,
+           double epsilon,
+           double delta,
+           std::optional<double> tau,
+           Gen& g,
+           std::optional<double> tau_prime,
+           const std::optional<std::pair<double, double>>& rule,
+           double slack,
+           const std::string& composition) {
+          const char* fn = "winsorized_mean_hd";
+          const auto o = hd_options(fn, epsilon, delta, tau, tau_prime, rule, slack, composition);
+          const auto [s, d] = matrix_of(fn, "X", x);
+          return with_engine(
+              g, s.size(), [&](auto& e) { return est::winsorized_mean_hd(s, d, o, e); });
+        },
+        py::arg("X"),
+        py::arg("epsilon"),
+        py::arg("delta"),
+        py::arg("tau"),
+        py::arg("rng"),
+        DPX_RULE_ARGS,
+        DPX_COMPOSITION_ARGS,
+        "S1 Algorithm 5 (WinsorizedMeanHD) on the rows of the (n, d) array X: Algorithm 4 per "
+        "coordinate at (epsilon', delta') from split_budget (basic or advanced, the larger "
+        "epsilon' unless composition forces one; composition_slack rho_c, 0 = delta). "
+        "(epsilon, delta)- or (epsilon, delta + rho_c)-DP, item level (a record is a row).");
+    m.def(
+        "sample_split_mean",
+        [](const f64_in& x,
+           double epsilon,
+           double delta,
+           std::optional<double> tau,
+           Gen& g,
+           std::optional<double> tau_prime,
+           const std::optional<std::pair<double, double>>& rule,
+           double slack,
+           const std::string& composition,
+           bool parallel) {
+          const char* fn = "sample_split_mean";
+          est::sample_split_options o;
+          o.base = hd_options(fn, epsilon, delta, tau, tau_prime, rule, slack, composition);
+          o.parallel = parallel;
+          const auto [s, d] = matrix_of(fn, "X", x);
+          return with_engine(
+              g, s.size(), [&](auto& e) { return est::sample_split_mean(s, d, o, e); });
+        },
+        py::arg("X"),
+        py::arg("epsilon"),
+        py::arg("delta"),
+        py::arg("tau"),
+        py::arg("rng"),
+        DPX_RULE_ARGS,
+        DPX_COMPOSITION_ARGS,
+        py::arg("parallel") = false,
+        "Sample-split estimator (S1 eq. (1), Thm 4.3): the first floor(N/2) rows choose the "
+        "intervals, the others are clipped and averaged. parallel=False: the paper's epsilon'/2 "
+        "+ epsilon'/2; True: parallel composition over the disjoint halves. A 1-D x is one "
+        "coordinate.");
+    m.def(
+        "kv_mean",
+        [](const f64_in& x,
+           double epsilon,
+           double delta,
+           Gen& g,
+           double sigma,
+           double beta,
+           double alpha) {
+          est::kv_mean_options o;
+          o.epsilon = epsilon;
+          o.delta = delta;
+          o.sigma = sigma;
+          o.beta = beta;
+          o.alpha = alpha;
+          const auto s = vector_of("kv_mean", "x", x);
+          return with_engine(g, s.size(), [&](auto& e) { return est::kv_mean(s, o, e); });
+        },
+        py::arg("x"),
+        py::arg("epsilon"),
+        py::arg("delta"),
+        py::arg("rng"),
+        py::kw_only(),
+        py::arg("sigma") = kv_defaults.sigma,
+        py::arg("beta") = kv_defaults.beta,
+        py::arg("alpha") = kv_defaults.alpha,
+        "Karwa & Vadhan 2018 baseline with known sigma (Alg 1 range by stable histogram, Alg 4 "
+        "mean and (1 - alpha) confidence interval for i.i.d. N(mu, sigma^2) data). "
+        "(epsilon, delta)-DP, replace-one, item level.");
+    m.def(
+        "kv_mean_unknown_sigma",
+        [](const f64_in& x,
+           double epsilon,
+           double delta,
+           Gen& g,
+           double beta,
+           double alpha,
+           double sigma_fallback) {
+          est::kv_unknown_sigma_options o;
+          o.epsilon = epsilon;
+          o.delta = delta;
+          o.beta = beta;
+          o.alpha = alpha;
+          o.sigma_fallback = sigma_fallback;
+          const auto s = vector_of("kv_mean_unknown_sigma", "x", x);
+          return with_engine(
+              g, s.size(), [&](auto& e) { return est::kv_mean_unknown_sigma(s, o, e); });
+        },
+        py::arg("x"),
+        py::arg("epsilon"),
+        py::arg("delta"),
+        py::arg("rng"),
+        py::kw_only(),
+        py::arg("beta") = kvu_defaults.beta,
+        py::arg("alpha") = kvu_defaults.alpha,
+        py::arg("sigma_fallback") = kvu_defaults.sigma_fallback,
+        "Karwa & Vadhan 2018 baseline with unknown sigma: sigma histogram of pair differences "
+        "(Alg 2), range (Alg 1) and mean (Alg 4), epsilon/3 each, delta/2 per histogram. "
+        "(epsilon, delta)-DP, replace-one, item level.");
+
+    // ---- local model -------------------------------------------------------------------------
+    m.def(
+        "local_projection_interval",
+        [](const f64_in& x,
+           double epsilon,
+           std::optional<double> tau,
+           double bound,
+           Gen& g,
+           std::optional<double> tau_prime,
+           const std::optional<std::pair<double, double>>& rule) {
+          const auto r = make_rule("local_projection_interval", tau, tau_prime, rule);
+          const auto s = vector_of("local_projection_interval", "x", x);
+          return with_engine(g, s.size(), [&](auto& e) {
+            return est::local_projection_interval(s, r, bound, epsilon, e);
+          });
+        },
+        py::arg("x"),
+        py::arg("epsilon"),
+        py::arg("tau"),
+        py::arg("bound"),
+        py::arg("rng"),
+        DPX_RULE_ARGS,
+        "S1 Algorithm 7 (local projection interval): randomized-response histogram at "
+        "epsilon/2 per bit over bins covering [-bound, bound]; epsilon-LDP.");
     m.def(
         "local_mean",
-        [](const f64_in& x, double epsilon, double tau, double bound, Gen& g) {
-          est::local_mean_options o;
-          o.epsilon = epsilon;
-          o.rule = est::interval_rule::paper(tau);
-          o.bound = bound;
-          const auto s = span_of(x);
+        [](const f64_in& x,
+           double epsilon,
+           std::optional<double> tau,
+           double bound,
+           Gen& g,
+           std::optional<double> tau_prime,
+           const std::optional<std::pair<double, double>>& rule,
+           bool literal_budget) {
+          const char* fn = "local_mean";
+          const auto o = local_options(
+              fn, epsilon, tau, bound, tau_prime, rule, literal_budget, 0.0, "automatic");
+          const auto s = vector_of(fn, "x", x);
           return with_engine(g, s.size(), [&](auto& e) { return est::local_mean(s, o, e); });
         },
         py::arg("x"),
@@ -97,8 +288,312 @@ void init_estimators(py::module_& m) {
         py::arg("tau"),
         py::arg("bound"),
         py::arg("rng"),
+        DPX_RULE_ARGS,
+        py::arg("literal_budget") = local_defaults.literal_budget,
         "epsilon-LDP mean (S1 Algorithm 8) with the public bound |mu| <= bound; "
-        "`dpx mean --local`.");
+        "`dpx mean --local`. literal_budget: RR at epsilon/8 per bit as printed (3 epsilon/4 "
+        "spent).");
+    m.def(
+        "local_mean_hd",
+        [](const f64_in& x,
+           double epsilon,
+           std::optional<double> tau,
+           double bound,
+           Gen& g,
+           std::optional<double> tau_prime,
+           const std::optional<std::pair<double, double>>& rule,
+           bool literal_budget,
+           double slack,
+           const std::string& composition) {
+          const char* fn = "local_mean_hd";
+          const auto o = local_options(
+              fn, epsilon, tau, bound, tau_prime, rule, literal_budget, slack, composition);
+          const auto [s, d] = matrix_of(fn, "X", x);
+          return with_engine(g, s.size(), [&](auto& e) { return est::local_mean_hd(s, d, o, e); });
+        },
+        py::arg("X"),
+        py::arg("epsilon"),
+        py::arg("tau"),
+        py::arg("bound"),
+        py::arg("rng"),
+        DPX_RULE_ARGS,
+        py::arg("literal_budget") = local_defaults.literal_budget,
+        DPX_COMPOSITION_ARGS,
+        "Algorithm 5 around Algorithm 8 on the rows of X (local model): epsilon-LDP (basic) or "
+        "(epsilon, rho_c)-LDP (advanced; composition_slack 0 = 1e-6).");
+    m.def(
+        "local_user_mean",
+        [](const f64_in& panel,
+           double epsilon,
+           std::optional<double> tau,
+           double bound,
+           Gen& g,
+           std::optional<double> tau_prime,
+           const std::optional<std::pair<double, double>>& rule,
+           bool literal_budget,
+           double slack,
+           const std::string& composition) {
+          const char* fn = "local_user_mean";
+          const auto o = local_options(
+              fn, epsilon, tau, bound, tau_prime, rule, literal_budget, slack, composition);
+          const auto p = panel_of(fn, "panel", panel);
+          return with_engine(
+              g, p.values.size(), [&](auto& e) { return est::local_user_mean(p, o, e); });
+        },
+        py::arg("panel"),
+        py::arg("epsilon"),
+        py::arg("tau"),
+        py::arg("bound"),
+        py::arg("rng"),
+        DPX_RULE_ARGS,
+        py::arg("literal_budget") = local_defaults.literal_budget,
+        DPX_COMPOSITION_ARGS,
+        "Local user-level mean (S1 Thm 6.5): each user averages its (T, d) block of the (n, T) "
+        "or (n, T, d) panel and runs local_mean_hd's protocol. Privacy unit: user.");
+
+    // ---- user level and dependent data -------------------------------------------------------
+    m.def(
+        "user_mean",
+        [](const f64_in& panel,
+           double epsilon,
+           double delta,
+           std::optional<double> tau,
+           Gen& g,
+           std::optional<double> tau_prime,
+           const std::optional<std::pair<double, double>>& rule,
+           double slack,
+           const std::string& composition) {
+          const char* fn = "user_mean";
+          const auto o = hd_options(fn, epsilon, delta, tau, tau_prime, rule, slack, composition);
+          const auto p = panel_of(fn, "panel", panel);
+          return with_engine(g, p.values.size(), [&](auto& e) { return est::user_mean(p, o, e); });
+        },
+        py::arg("panel"),
+        py::arg("epsilon"),
+        py::arg("delta"),
+        py::arg("tau"),
+        py::arg("rng"),
+        DPX_RULE_ARGS,
+        DPX_COMPOSITION_ARGS,
+        "User-level mean (S1 Def 5.1, Cor 5.4): Algorithm 5 on the user averages of the (n, T) "
+        "or (n, T, d) panel (tau: tau_user or tau_user_mean_variance). (epsilon, delta)-uDP, "
+        "replace-one user.");
+    m.def(
+        "user_mean_ragged",
+        [](const f64_in& rows,
+           const py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>& offsets,
+           double epsilon,
+           double delta,
+           std::optional<double> tau,
+           Gen& g,
+           std::optional<double> tau_prime,
+           const std::optional<std::pair<double, double>>& rule,
+           double slack,
+           const std::string& composition) {
+          const char* fn = "user_mean_ragged";
+          const auto o = hd_options(fn, epsilon, delta, tau, tau_prime, rule, slack, composition);
+          const auto [s, d] = matrix_of(fn, "rows", rows);
+          const auto off = offsets_of(fn, offsets);
+          return with_engine(g, s.size(), [&](auto& e) { return est::user_mean(s, d, off, o, e); });
+        },
+        py::arg("rows"),
+        py::arg("offsets"),
+        py::arg("epsilon"),
+        py::arg("delta"),
+        py::arg("tau"),
+        py::arg("rng"),
+        DPX_RULE_ARGS,
+        DPX_COMPOSITION_ARGS,
+        "User-level mean of a ragged panel: rows (R,) or (R, d); user u owns rows "
+        "offsets[u]:offsets[u+1] (n + 1 increasing offsets from 0 to R). tau must not be chosen "
+        "from the row counts (a user's row count is part of its record). `dpx mean "
+        "--user-column` groups rows this way (users in order of first appearance).");
+    m.def(
+        "random_effects_mean",
+        [](const f64_in& panel,
+           double epsilon,
+           double delta,
+           std::optional<double> tau,
+           Gen& g,
+           std::optional<double> tau_prime,
+           const std::optional<std::pair<double, double>>& rule) {
+          const char* fn = "random_effects_mean";
+          const est::winsorized_mean_options o{epsilon, delta, make_rule(fn, tau, tau_prime, rule)};
+          const auto p = panel_of(fn, "panel", panel);
+          return with_engine(
+              g, p.values.size(), [&](auto& e) { return est::random_effects_mean(p, o, e); });
+        },
+        py::arg("panel"),
+        py::arg("epsilon"),
+        py::arg("delta"),
+        py::arg("tau"),
+        py::arg("rng"),
+        DPX_RULE_ARGS,
+        "Random-effects location estimate (S1 Def 5.8, Cor 5.10) on an (n, T) panel "
+        "(tau: tau_random_effects). (epsilon, delta)-uDP.");
+    m.def(
+        "longitudinal_regression",
+        [](const f64_in& x,
+           const f64_in& y,
+           double epsilon,
+           double delta,
+           std::optional<double> tau,
+           Gen& g,
+           std::optional<double> tau_prime,
+           const std::optional<std::pair<double, double>>& rule,
+           double slack,
+           const std::string& composition,
+           const std::string& weighting,
+           const std::optional<f64_in>& error_covariance) {
+          const char* fn = "longitudinal_regression";
+          est::longitudinal_options o;
+          o.base = hd_options(fn, epsilon, delta, tau, tau_prime, rule, slack, composition);
+          if (weighting == "weighted")
+            o.weighting = est::regression_weighting::weighted;
+          else if (weighting != "ols")
+            core::throw_invalid(fn, "weighting", weighting, "must be ols or weighted");
+          if (error_covariance)
+            o.error_covariance = {error_covariance->data(),
+                                  static_cast<std::size_t>(error_covariance->size())};
+          if (x.ndim() != 3)
+            core::throw_invalid(fn, "X", double(x.ndim()), "must be an (n, T, p) array");
+          const auto p = panel_of(fn, "X", x);
+          core::check_size(fn, "y", static_cast<std::size_t>(y.size()), p.users * p.times);
+          const std::span<const double> ys(y.data(), static_cast<std::size_t>(y.size()));
+          return with_engine(g, p.values.size(), [&](auto& e) {
+            return est::longitudinal_regression(p, ys, o, e);
+          });
+        },
+        py::arg("X"),
+        py::arg("y"),
+        py::arg("epsilon"),
+        py::arg("delta"),
+        py::arg("tau"),
+        py::arg("rng"),
+        DPX_RULE_ARGS,
+        DPX_COMPOSITION_ARGS,
+        py::arg("weighting") = "ols",
+        py::arg("error_covariance") = py::none(),
+        "Private longitudinal regression (S1 Def 5.13, Cor 5.16): per-user OLS (or weighted GLS "
+        "with the public error covariance, (T, T) shared or (n, T, T)) on the (n, T, p) designs "
+        "X and (n, T) responses y, then Algorithm 5 on the per-user coefficients "
+        "(tau: tau_regression). (epsilon, delta)-uDP.");
+    m.def(
+        "priestley_chao",
+        [](const f64_in& y,
+           const f64_in& points,
+           Gen& g,
+           double epsilon,
+           double delta,
+           double bandwidth,
+           const std::string& kernel,
+           double lipschitz,
+           double sup_norm,
+           double noise_variance_max,
+           double gamma,
+           const std::string& radius,
+           double slack,
+           const std::string& composition) {
+          const char* fn = "priestley_chao";
+          const auto o = priestley_chao_options(epsilon,
+                                                delta,
+                                                bandwidth,
+                                                kernel,
+                                                lipschitz,
+                                                sup_norm,
+                                                noise_variance_max,
+                                                gamma,
+                                                radius,
+                                                slack,
+                                                composition);
+          const auto ys = vector_of(fn, "y", y);
+          const auto ps = vector_of(fn, "points", points);
+          return with_engine(
+              g, ys.size() * ps.size(), [&](auto& e) { return est::priestley_chao(ys, ps, o, e); });
+        },
+        py::arg("y"),
+        py::arg("points"),
+        py::arg("rng"),
+        DPX_PRIESTLEY_CHAO_ARGS,
+        "Private Priestley-Chao regression (S1 Def 4.7-4.8, Cor 4.11) of the responses y at the "
+        "fixed design x_i = i/n, at the public points; the TOTAL (epsilon, delta) is split over "
+        "the points (split_budget). kernel 'gaussian' or 'box'; radius 'lemma_4_9' (as printed) "
+        "or 'safe'; lipschitz, sup_norm, noise_variance_max and gamma are PUBLIC bounds that set "
+        "tau (priestley_chao_tau). (epsilon, delta)- or (epsilon, delta + rho_c)-DP, item level.");
+
+    // ---- plug-in variance --------------------------------------------------------------------
+    m.def(
+        "variance_bisection",
+        [](const f64_in& x,
+           Gen& g,
+           double epsilon,
+           double variance_min,
+           double variance_max,
+           double midpoint,
+           double gamma,
+           const std::string& returns,
+           double inflation,
+           bool clamp_to_bounds,
+           double slack,
+           const std::string& composition) {
+          const auto o = variance_options("variance_bisection",
+                                          epsilon,
+                                          variance_min,
+                                          variance_max,
+                                          midpoint,
+                                          gamma,
+                                          returns,
+                                          inflation,
+                                          clamp_to_bounds,
+                                          slack,
+                                          composition);
+          const auto s = vector_of("variance_bisection", "x", x);
+          return with_engine(
+              g, s.size(), [&](auto& e) { return est::variance_bisection(s, o, e); });
+        },
+        py::arg("x"),
+        py::arg("rng"),
+        DPX_VARIANCE_ARGS,
+        "S1 Algorithm 10 (VarianceBisection): halve sigma^2 from the public variance_max while "
+        "the private coverage of [m +- sqrt(2) sigma] stays >= 1 - gamma, refining m. returns "
+        "'literal' (as printed) or 'last_passing'; clamp_to_bounds projects the output onto "
+        "[variance_min, variance_max] (post-processing). (epsilon, 0)-DP (basic) or "
+        "(epsilon, rho_c)-DP (advanced), item level.");
+    m.def(
+        "adaptive_coinpress",
+        [](const f64_in& x,
+           Gen& g,
+           double epsilon,
+           double variance_min,
+           double variance_max,
+           double midpoint,
+           double gamma,
+           const std::string& returns,
+           double inflation,
+           bool clamp_to_bounds,
+           double slack,
+           const std::string& composition) {
+          const auto o = variance_options("adaptive_coinpress",
+                                          epsilon,
+                                          variance_min,
+                                          variance_max,
+                                          midpoint,
+                                          gamma,
+                                          returns,
+                                          inflation,
+                                          clamp_to_bounds,
+                                          slack,
+                                          composition);
+          const auto s = vector_of("adaptive_coinpress", "x", x);
+          return with_engine(
+              g, s.size(), [&](auto& e) { return est::adaptive_coinpress(s, o, e); });
+        },
+        py::arg("x"),
+        py::arg("rng"),
+        DPX_VARIANCE_ARGS,
+        "S1 Algorithms 13-14 (1-D CoinPress variance step, Biswas et al. 2020) centred by the "
+        "refined midpoint; inflation c_n < 0 means sqrt(1/n) + 1/(2n). Options and guarantee as "
+        "variance_bisection ('returns' is unused).");
   });
 }
 

@@ -46,7 +46,6 @@ void common_properties(py::class_<M>& c) {
       "Neighbouring relation and privacy unit of the guarantee.");
 }
 
-using f64_in = py::array_t<double, py::array::c_style | py::array::forcecast>;
 using i64_in = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>;
 
 // sample / release / privatize for a mechanism on doubles.

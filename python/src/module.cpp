@@ -11,6 +11,7 @@ PYBIND11_MODULE(_dpx, m) {
   dp::init_mechanisms(mech);
   auto data = m.def_submodule("data", "Dataset generators (dpx::data).");
   dp::init_data(data);
+  dp::init_data_registry(data);
   auto acc = m.def_submodule("accounting", "Privacy accountants (dpx::accounting).");
   dp::init_accounting(acc);
   auto solvers = m.def_submodule("solvers", "Solvers (dpx::solvers).");
@@ -19,6 +20,8 @@ PYBIND11_MODULE(_dpx, m) {
   dp::init_estimators(estimators);
   auto audit = m.def_submodule("audit", "Privacy auditing (dpx::audit).");
   dp::init_audit(audit);
+  auto experiments = m.def_submodule("experiments", "The experiment harness (dpx::harness).");
+  dp::init_experiments(experiments);
   auto bench = m.def_submodule("_bench", "C++ timings for bench/python (not public API).");
   dp::init_bench(bench);
 }

@@ -1,24 +1,21 @@
-// dpx.solvers (compiled part): GIST (nonprivate reference) and DP-SGD on numpy X (n x d,
-// C-contiguous float64 rows: viewed without a copy; other layouts are converted once) and y.
-// The result carries the iterate, the log-spaced trace and the privacy events of the run
-// (dpx/solvers.py turns them into a dpx.accounting event).
+// dpx.solvers (compiled part): the result type, the Penalty value type, and the nonprivate GIST
+// solvers and DP-SGD on numpy X (n x d, C-contiguous float64 rows: viewed without a copy; other
+// layouts are converted once) and y. ISTDP and noisy PGD: solvers_private.cpp; the online kernel
+// regressor: online_kernel.cpp. The result carries the iterate, the log-spaced trace and the
+// privacy events of the run (dpx/solvers.py turns them into a dpx.accounting event).
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <string>
 #include <variant>
 #include <vector>
 
-#include "common.hpp"
 #include "dpx/core/error.hpp"
-#include "dpx/losses/losses.hpp"
-#include "dpx/prox/prox.hpp"
-#include "dpx/solvers/solvers.hpp"
+#include "solvers_common.hpp"
 
 namespace dpx::python {
-namespace {
 
 namespace sol = dpx::solvers;
-using f64_in = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
 losses::glm_kind parse_loss(const std::string& s) {
   if (s == "least_squares") return losses::glm_kind::least_squares;
@@ -29,30 +26,196 @@ losses::glm_kind parse_loss(const std::string& s) {
       "solvers", "loss", s, "must be least_squares, logistic, huber or smoothed_hinge");
 }
 
-using penalty_t = std::variant<prox::zero_penalty, prox::l1_norm>;
-penalty_t parse_penalty(const std::string& s, double lam) {
-  if (s == "none") return prox::zero_penalty{};
-  if (s == "l1") return prox::l1_norm(lam);
-  core::throw_invalid("solvers", "penalty", s, "must be none or l1");
+core::neighbouring parse_relation(const char* function, const std::string& s) {
+  if (s == "replace_one" || s == "replace-one") return core::neighbouring::replace_one;
+  if (s == "add_remove" || s == "add/remove") return core::neighbouring::add_remove;
+  core::throw_invalid(function, "relation", s, "must be replace_one or add_remove");
 }
 
-// The dataset view over X (n x d) and y (n); arrays are kept alive by the caller.
-losses::dataset_view view(const f64_in& x, const f64_in& y) {
-  if (x.ndim() != 2) core::throw_invalid("solvers", "X", double(x.ndim()), "must be 2-dimensional");
+std::string relation_name(core::neighbouring n) {
+  return n == core::neighbouring::replace_one ? "replace_one" : "add_remove";
+}
+
+losses::dataset_view dataset(const char* function, const f64_in& x, const f64_in& y) {
+  if (x.ndim() != 2) core::throw_invalid(function, "X", double(x.ndim()), "must be 2-dimensional");
   const auto n = static_cast<std::size_t>(x.shape(0)), d = static_cast<std::size_t>(x.shape(1));
-  core::check_size("solvers", "y", static_cast<std::size_t>(y.size()), n);
+  core::check_size(function, "y", static_cast<std::size_t>(y.size()), n);
   return {{x.data(), n * d}, {y.data(), n}, n, d};
 }
 
-std::vector<double> start(const std::optional<f64_in>& theta0, std::size_t d) {
-  if (!theta0) return std::vector<double>(d, 0.0);
-  core::check_size("solvers", "theta0", static_cast<std::size_t>(theta0->size()), d);
-  return {theta0->data(), theta0->data() + d};
+std::vector<double> start_point(const char* function,
+                                const char* parameter,
+                                const std::optional<f64_in>& v,
+                                std::size_t d) {
+  if (!v) return std::vector<double>(d, 0.0);
+  core::check_size(function, parameter, static_cast<std::size_t>(v->size()), d);
+  return {v->data(), v->data() + d};
 }
 
-}  // namespace
+penalty_spec penalty_spec::from_name(const std::string& s,
+                                     double lam,
+                                     std::optional<double> gamma) {
+  // As `dpx fit --penalty` (apps/dpx/cmd_fit.cpp): MCP gamma 3, SCAD gamma 3.7 by default.
+  if (gamma && s != "mcp" && s != "scad")
+    core::throw_invalid("solvers", "gamma", *gamma, "is only used with penalty mcp or scad");
+  const std::string args = "(lam=" + core::format_double(lam);
+  if (s == "none") return {prox::zero_penalty{}, "none"};
+  if (s == "l1") return {prox::l1_norm(lam), "l1" + args + ")"};
+  if (s == "mcp") {
+    const double g = gamma.value_or(3.0);
+    return {prox::mcp(lam, g), "mcp" + args + ", gamma=" + core::format_double(g) + ")"};
+  }
+  if (s == "scad") {
+    const double g = gamma.value_or(3.7);
+    return {prox::scad(lam, g), "scad" + args + ", gamma=" + core::format_double(g) + ")"};
+  }
+  core::throw_invalid(
+      "solvers", "penalty", s, "must be none, l1, mcp, scad or a dpx.solvers.Penalty");
+}
 
-void init_solvers(py::module_& m) {
+penalty_spec penalty_argument(py::handle penalty, double lam, std::optional<double> gamma) {
+  if (py::isinstance<penalty_spec>(penalty)) {
+    if (lam != 0.0 || gamma)
+      core::throw_invalid("solvers",
+                          "lam",
+                          lam,
+                          "lam and gamma are only used with a penalty name; a Penalty carries "
+                          "its own parameters");
+    return penalty.cast<penalty_spec>();
+  }
+  if (py::isinstance<py::str>(penalty))
+    return penalty_spec::from_name(penalty.cast<std::string>(), lam, gamma);
+  core::throw_invalid("solvers",
+                      "penalty",
+                      std::string(py::str(py::type::of(penalty).attr("__name__"))),
+                      "must be a penalty name or a dpx.solvers.Penalty");
+}
+
+namespace {
+
+penalty_spec make(penalty_spec::variant v, std::string name) { return {std::move(v), name}; }
+std::string num(double x) { return core::format_double(x); }
+
+void bind_penalty(py::module_& m) {
+  py::class_<penalty_spec>(m, "Penalty", R"doc(
+A penalty R or the indicator of a constraint set C (dpx::prox), for the solvers' ``penalty``
+argument. Build one with the static constructors (``Penalty.l1(0.1)``, ``Penalty.mcp(0.1, 3)``,
+``Penalty.l2_ball(1.0)``, ...). Separable penalties apply to the first d - ``unpenalized``
+coordinates; constraint sets to all of them. Nonconvex penalties (MCP, SCAD, capped L1) break
+prox ties toward 0, as ncvreg does.)doc")
+      .def_static(
+          "none", [] { return make(prox::zero_penalty{}, "none"); }, "R = 0 (unpenalised).")
+      .def_static(
+          "l1",
+          [](double lam) { return make(prox::l1_norm(lam), "l1(lam=" + num(lam) + ")"); },
+          py::arg("lam"),
+          "R(x) = lam ||x||_1, lam >= 0 (prox: soft thresholding).")
+      .def_static(
+          "squared_l2",
+          [](double lam) {
+            return make(prox::squared_l2(lam), "squared_l2(lam=" + num(lam) + ")");
+          },
+          py::arg("lam"),
+          "R(x) = (lam / 2) ||x||_2^2, lam >= 0 (ridge).")
+      .def_static(
+          "elastic_net",
+          [](double l1, double l2) {
+            return make(prox::elastic_net(l1, l2),
+                        "elastic_net(l1=" + num(l1) + ", l2=" + num(l2) + ")");
+          },
+          py::arg("l1"),
+          py::arg("l2"),
+          "R(x) = l1 ||x||_1 + (l2 / 2) ||x||_2^2.")
+      .def_static(
+          "mcp",
+          [](double lam, double gamma) {
+            return make(prox::mcp(lam, gamma),
+                        "mcp(lam=" + num(lam) + ", gamma=" + num(gamma) + ")");
+          },
+          py::arg("lam"),
+          py::arg("gamma") = 3.0,
+          "MCP (Zhang 2010): lam|t| - t^2/(2 gamma) for |t| <= gamma lam, gamma lam^2/2 beyond; "
+          "lam > 0, gamma > 1.")
+      .def_static(
+          "scad",
+          [](double lam, double gamma) {
+            return make(prox::scad(lam, gamma),
+                        "scad(lam=" + num(lam) + ", gamma=" + num(gamma) + ")");
+          },
+          py::arg("lam"),
+          py::arg("gamma") = 3.7,
+          "SCAD (Fan & Li 2001); lam > 0, gamma > 2.")
+      .def_static(
+          "capped_l1",
+          [](double lam, double theta) {
+            return make(prox::capped_l1(lam, theta),
+                        "capped_l1(lam=" + num(lam) + ", theta=" + num(theta) + ")");
+          },
+          py::arg("lam"),
+          py::arg("theta"),
+          "Capped L1 (Zhang 2010b): lam min(|t|, theta); lam >= 0, theta > 0.")
+      .def_static(
+          "l2_ball",
+          [](double radius) {
+            return make(prox::l2_ball(radius), "l2_ball(radius=" + num(radius) + ")");
+          },
+          py::arg("radius"),
+          "Indicator of {||x||_2 <= radius} (projection x min(1, r / ||x||)).")
+      .def_static(
+          "box",
+          [](double lower, double upper) {
+            return make(prox::box(lower, upper),
+                        "box(lower=" + num(lower) + ", upper=" + num(upper) + ")");
+          },
+          py::arg("lower"),
+          py::arg("upper"),
+          "Indicator of [lower, upper]^d (projection: clamp); infinite bounds allowed.")
+      .def_static(
+          "simplex",
+          [](double total) {
+            return make(prox::simplex(total), "simplex(total=" + num(total) + ")");
+          },
+          py::arg("total") = 1.0,
+          "Indicator of {x >= 0 : sum x = total} (Condat 2016 projection).")
+      .def_static(
+          "l1_ball",
+          [](double radius) {
+            return make(prox::l1_ball(radius), "l1_ball(radius=" + num(radius) + ")");
+          },
+          py::arg("radius"),
+          "Indicator of {||x||_1 <= radius}.")
+      .def(
+          "value",
+          [](const penalty_spec& p, const f64_in& x) {
+            const std::span<const double> s(x.data(), static_cast<std::size_t>(x.size()));
+            return std::visit([&](const auto& q) { return q.value(s); }, p.value);
+          },
+          py::arg("x"),
+          "R(x) (+inf outside a constraint set).")
+      .def(
+          "prox",
+          [](const penalty_spec& p, const f64_in& v, double step) {
+            const std::span<const double> s(v.data(), static_cast<std::size_t>(v.size()));
+            auto out = empty_like(v);
+            std::span<double> o(out.mutable_data(), s.size());
+            std::visit([&](const auto& q) { q.apply(s, step, o); }, p.value);
+            return out;
+          },
+          py::arg("v"),
+          py::arg("step"),
+          "prox_{step R}(v) = argmin_x R(x) + ||x - v||^2 / (2 step) (a projection for a set).")
+      .def_property_readonly(
+          "separable",
+          [](const penalty_spec& p) {
+            return std::visit(
+                [](const auto& q) { return prox::separable_penalty<std::decay_t<decltype(q)>>; },
+                p.value);
+          },
+          "True for coordinate-wise penalties (these honour the solvers' `unpenalized`).")
+      .def("__repr__", [](const penalty_spec& p) { return "Penalty." + p.name; });
+}
+
+void bind_result(py::module_& m) {
   py::class_<sol::solve_result>(m, "SolveResult", "Result of a solver run (dpx::solvers).")
       .def_property_readonly(
           "x",
@@ -73,28 +236,41 @@ void init_solvers(py::module_& m) {
       .def_readonly("gradient_evaluations",
                     &sol::solve_result::gradient_evaluations,
                     "Full or batch gradient computations.")
+      .def_readonly("objective_evaluations",
+                    &sol::solve_result::objective_evaluations,
+                    "Objective evaluations by the algorithm itself.")
+      .def_readonly(
+          "line_search_trials", &sol::solve_result::line_search_trials, "Total over the run.")
+      .def_readonly("max_line_search_trials",
+                    &sol::solve_result::max_line_search_trials,
+                    "Largest number of trials in one iteration.")
+      .def_readonly("line_search_failures",
+                    &sol::solve_result::line_search_failures,
+                    "Iterations whose line search hit its trial cap.")
       .def_property_readonly(
           "trace",
           [](const sol::solve_result& r) {
             const auto n = static_cast<py::ssize_t>(r.trace.size());
-            py::array_t<std::int64_t> it(n);
+            py::array_t<std::int64_t> it(n), trials(n);
             py::array_t<double> obj(n), step(n), sec(n);
             for (py::ssize_t i = 0; i < n; ++i) {
               const auto& t = r.trace[static_cast<std::size_t>(i)];
               it.mutable_at(i) = t.iteration;
               obj.mutable_at(i) = t.objective;
               step.mutable_at(i) = t.step;
+              trials.mutable_at(i) = t.line_search_trials;
               sec.mutable_at(i) = t.seconds;
             }
             py::dict d;
             d["iteration"] = it;
             d["objective"] = obj;
             d["step"] = step;
+            d["line_search_trials"] = trials;
             d["seconds"] = sec;
             return d;
           },
-          "Log-spaced checkpoints as a dict of arrays (iteration, objective, step, seconds); "
-          "pandas.DataFrame(result.trace) makes a table.")
+          "Log-spaced checkpoints as a dict of arrays (iteration, objective, step, "
+          "line_search_trials, seconds); pandas.DataFrame(result.trace) makes a table.")
       .def_property_readonly(
           "privacy_events",
           [](const sol::solve_result& r) {
@@ -112,40 +288,127 @@ void init_solvers(py::module_& m) {
       .def_readonly("noise_scale",
                     &sol::solve_result::noise_scale,
                     "sigma (Gaussian) or b (Laplace) used; 0 = no noise.")
+      .def_readonly("epsilon_target",
+                    &sol::solve_result::epsilon_target,
+                    "The epsilon the calibration aimed at (0 = none).")
+      .def_readonly("delta_target",
+                    &sol::solve_result::delta_target,
+                    "The delta the calibration aimed at (0 = none).")
       .def_readonly(
-          "guarantee", &sol::solve_result::guarantee, "What the output guarantees, in words.");
+          "guarantee", &sol::solve_result::guarantee, "What the output guarantees, in words.")
+      .def("usable",
+           &sol::solve_result::usable,
+           "True when x is finite and the run did not diverge.")
+      .def("__repr__", &sol::solve_result::brief_report);
+}
+
+}  // namespace
+
+void init_solvers(py::module_& m) {
+  bind_penalty(m);
+  bind_result(m);
 
   m.def(
       "gist",
       [](const f64_in& x,
          const f64_in& y,
          const std::string& loss,
-         const std::string& penalty,
+         const py::object& penalty,
          double lam,
+         std::optional<double> gamma,
          double parameter,
          std::int64_t max_iterations,
          double tol,
-         const std::optional<f64_in>& theta0) {
-        const auto v = view(x, y);
+         double stationarity_tol,
+         int memory,
+         bool trace,
+         const std::optional<f64_in>& theta0,
+         std::size_t unpenalized) {
+        const auto v = dataset("solvers::gist", x, y);
         const losses::glm_loss l(parse_loss(loss), v, parameter);
-        const auto pen = parse_penalty(penalty, lam);
-        const auto th0 = start(theta0, v.cols);
+        const auto pen = penalty_argument(penalty, lam, gamma);
+        const auto th0 = start_point("solvers::gist", "theta0", theta0, v.cols);
         sol::gist_options o;
         o.max_iterations = max_iterations;
         o.tol = tol;
+        o.stationarity_tol = stationarity_tol;
+        o.memory = memory;
+        o.trace.enabled = trace;
         py::gil_scoped_release unlocked;
-        return std::visit([&](const auto& p) { return sol::gist(l, p, th0, o); }, pen);
+        return with_penalty(
+            pen, v.cols, unpenalized, [&](const auto& p) { return sol::gist(l, p, th0, o); });
       },
       py::arg("X"),
       py::arg("y"),
       py::arg("loss") = "least_squares",
       py::arg("penalty") = "none",
       py::arg("lam") = 0.0,
+      py::arg("gamma") = py::none(),
       py::arg("loss_parameter") = 1.0,
       py::arg("max_iterations") = 100000,
       py::arg("tol") = 1e-12,
+      py::arg("stationarity_tol") = 1e-10,
+      py::arg("memory") = 5,
+      py::arg("trace") = true,
       py::arg("theta0") = py::none(),
-      "Nonprivate GIST (Gong et al. 2013) to tolerance: the reference solution.");
+      py::arg("unpenalized") = 0,
+      "Nonprivate GIST (Gong et al. 2013, Algorithm 1; nonmonotone line search with memory m) "
+      "to tolerance: the reference solution. Any Penalty.");
+
+  m.def(
+      "gist_working_set",
+      [](const f64_in& x,
+         const f64_in& y,
+         const std::string& loss,
+         const py::object& penalty,
+         double lam,
+         std::optional<double> gamma,
+         double parameter,
+         std::int64_t max_iterations,
+         double tol,
+         std::optional<double> stationarity_tol,
+         bool trace,
+         const std::optional<f64_in>& theta0,
+         std::size_t unpenalized) {
+        const char* fn = "solvers::gist_working_set";
+        const auto v = dataset(fn, x, y);
+        const losses::glm_loss l(parse_loss(loss), v, parameter);
+        const auto pen = penalty_argument(penalty, lam, gamma);
+        const auto th0 = start_point(fn, "theta0", theta0, v.cols);
+        sol::gist_options o;
+        o.max_iterations = max_iterations;
+        o.tol = tol;
+        o.stationarity_tol = stationarity_tol.value_or(100 * tol);
+        o.trace.enabled = trace;
+        py::gil_scoped_release unlocked;
+        return std::visit(
+            [&](const auto& raw) -> sol::solve_result {
+              using P = std::decay_t<decltype(raw)>;
+              if constexpr (prox::separable_penalty<P>) {
+                return sol::gist_working_set(l, raw, th0, o, unpenalized);
+              } else {
+                core::throw_invalid(
+                    fn, "penalty", pen.name, "must be separable (not a constraint set)");
+              }
+            },
+            pen.value);
+      },
+      py::arg("X"),
+      py::arg("y"),
+      py::arg("loss") = "least_squares",
+      py::arg("penalty") = "none",
+      py::arg("lam") = 0.0,
+      py::arg("gamma") = py::none(),
+      py::arg("loss_parameter") = 1.0,
+      py::arg("max_iterations") = 100000,
+      py::arg("tol") = 1e-12,
+      py::arg("stationarity_tol") = py::none(),
+      py::arg("trace") = false,
+      py::arg("theta0") = py::none(),
+      py::arg("unpenalized") = 0,
+      "Working-set GIST for a GLM with a separable penalty (as celer / skglm): the solver of "
+      "`dpx fit` without --epsilon (stationarity_tol defaults to 100 tol, as there). The last "
+      "`unpenalized` coordinates (an intercept column stored last) are not penalised.");
 
   for_each_generator([&]<class Gen>() {
     m.def(
@@ -154,35 +417,48 @@ void init_solvers(py::module_& m) {
            const f64_in& y,
            Gen& g,
            const std::string& loss,
-           const std::string& penalty,
+           const py::object& penalty,
            double lam,
+           std::optional<double> gamma,
            double parameter,
            std::int64_t iterations,
            double step_size,
+           const std::string& schedule,
            double sampling_rate,
            double clip_norm,
            double noise_multiplier,
            double expected_batch_size,
-           const std::optional<f64_in>& theta0) {
-          const auto v = view(x, y);
+           const std::string& output,
+           bool trace,
+           bool record_objective,
+           const std::optional<f64_in>& theta0,
+           std::size_t unpenalized) {
+          const char* fn = "solvers::dp_sgd";
+          const auto v = dataset(fn, x, y);
           const losses::glm_loss l(parse_loss(loss), v, parameter);
-          const auto pen = parse_penalty(penalty, lam);
-          const auto th0 = start(theta0, v.cols);
+          const auto pen = penalty_argument(penalty, lam, gamma);
+          const auto th0 = start_point(fn, "theta0", theta0, v.cols);
           sol::dp_sgd_options o;
           o.iterations = iterations;
           o.step_size = step_size;
+          if (schedule == "inverse_sqrt")
+            o.schedule = sol::step_schedule::inverse_sqrt;
+          else if (schedule != "constant")
+            core::throw_invalid(fn, "schedule", schedule, "must be constant or inverse_sqrt");
           o.sampling_rate = sampling_rate;
           o.clip_norm = clip_norm;
           o.noise_multiplier = noise_multiplier;
           o.expected_batch_size = expected_batch_size;
+          if (output == "average")
+            o.output = sol::iterate_output::average;
+          else if (output != "last")
+            core::throw_invalid(fn, "output", output, "must be last or average");
+          o.trace.enabled = trace;
+          o.trace.record_objective = record_objective;
           return with_engine(g, gil_release_threshold, [&](auto& e) {
-            return std::visit(
-                [&](const auto& p) {
-                  // Penalty on all d coordinates, as `dpx fit` without an intercept.
-                  const sol::partially_penalized<std::decay_t<decltype(p)>> pp{p, v.cols};
-                  return sol::dp_sgd(l, pp, th0, o, e);
-                },
-                pen);
+            return with_penalty(pen, v.cols, unpenalized, [&](const auto& p) {
+              return sol::dp_sgd(l, p, th0, o, e);
+            });
           });
         },
         py::arg("X"),
@@ -191,18 +467,28 @@ void init_solvers(py::module_& m) {
         py::arg("loss") = "least_squares",
         py::arg("penalty") = "none",
         py::arg("lam") = 0.0,
+        py::arg("gamma") = py::none(),
         py::arg("loss_parameter") = 1.0,
         py::arg("iterations") = 1000,
         py::arg("step_size") = 0.1,
+        py::arg("schedule") = "constant",
         py::arg("sampling_rate") = 0.01,
         py::arg("clip_norm") = 1.0,
         py::arg("noise_multiplier") = 1.0,
         py::arg("expected_batch_size") = 0.0,
+        py::arg("output") = "last",
+        py::arg("trace") = true,
+        py::arg("record_objective") = true,
         py::arg("theta0") = py::none(),
+        py::arg("unpenalized") = 0,
         "DP-SGD / proximal DP-SGD (Abadi et al. 2016): Poisson subsampling with rate q, "
         "per-example gradients clipped to clip_norm, Gaussian noise noise_multiplier * "
-        "clip_norm on the batch sum (add/remove neighbours).");
+        "clip_norm on the batch sum, divided by expected_batch_size (0: q n, treating n as "
+        "public) (add/remove neighbours). Events: one PoissonSampledGaussianDpEvent per step.");
   });
+
+  init_solvers_private(m);
+  init_online_kernel(m);
 }
 
 }  // namespace dpx::python

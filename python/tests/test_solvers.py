@@ -56,3 +56,152 @@ def test_solver_bad_input(regression):
         dpx.solvers.dp_sgd(X, y, dpx.Philox(1), sampling_rate=0.0)
     with pytest.raises(ValueError):
         dpx.solvers.gist(X, y, penalty="l0")
+
+
+# ---- ISTDP and noisy PGD: bit-identical to `dpx fit` -------------------------------------------
+
+def fit_cli(cli, path, *args):
+    return json.loads(cli("fit", "--input", path, "--target", "y", *args))
+
+
+@pytest.mark.parametrize("variant", ["strict", "as_published"])
+def test_istdp_matches_cli(cli, regression, variant):
+    X, y, path = regression
+    out = fit_cli(cli, path, "--solver", "istdp", "--variant", variant, "--epsilon", 1,
+                  "--delta", 1e-5, "--seed", 3)
+    # `dpx fit --solver istdp` settings (apps/dpx/cmd_fit.cpp): T = 200, public smoothness 1
+    # (least squares), alpha_max = 1 / smoothness, alpha_min = 1e-4 alpha_max, clipping at 1,
+    # tight calibration; theta1 = 0 and theta0 = 1e-3 (as_published) or 0 (strict, unused).
+    theta0 = np.full(3, 1e-3 if variant == "as_published" else 0.0)
+    r = dpx.solvers.istdp(X, y, dpx.Philox(3), variant=variant, iterations=200, alpha_max=1.0,
+                          alpha_min=1e-4, epsilon=1.0, delta=1e-5, trace=False, theta0=theta0)
+    np.testing.assert_array_equal(r.x, out["coefficients"])
+    assert r.guarantee == out["guarantee"]
+    assert r.guarantee.startswith("NOT private") == (variant == "as_published")
+    # 199 Gaussian releases whose exact composition is (1, 1e-5)-DP (tight calibration): an
+    # accountant recovers epsilon <= 1 from the events alone.
+    [(event, count)] = r.privacy_events
+    assert count == 199 and isinstance(event, A.GaussianDpEvent)
+    eps = A.PLDAccountant().compose(dpx.solvers.privacy_event(r)).get_epsilon(1e-5)
+    assert eps <= 1.0 + 1e-9 and eps == pytest.approx(1.0, rel=2e-2)
+    # Sensitivity of the clipped mean under replace-one: 2G/n.
+    assert r.sensitivity == pytest.approx(2 * 1.0 / len(y))
+
+
+def test_istdp_penalty_and_intercept_match_cli(cli, regression):
+    X, y, path = regression
+    out = fit_cli(cli, path, "--solver", "istdp", "--penalty", "mcp", "--lambda", 0.05,
+                  "--intercept", "--epsilon", 2, "--delta", 1e-6, "--seed", 8, "--max-iter", 60)
+    X1 = np.column_stack([X, np.ones(len(y))])  # intercept stored last, unpenalised
+    r = dpx.solvers.istdp(X1, y, dpx.Philox(8), penalty="mcp", lam=0.05, unpenalized=1,
+                          iterations=60, alpha_max=1.0, alpha_min=1e-4, epsilon=2.0, delta=1e-6,
+                          trace=False)
+    np.testing.assert_array_equal(r.x[:3], out["coefficients"])
+    assert r.x[3] == out["intercept"]
+
+
+@pytest.mark.parametrize("loss", ["least_squares", "logistic"])
+def test_noisy_pgd_matches_cli(cli, regression, tmp_path, loss):
+    X, y, path = regression
+    if loss == "logistic":
+        y = np.where(y > 0, 1.0, -1.0)
+        path = tmp_path / "logistic.csv"
+        np.savetxt(path, np.column_stack([X, y]), delimiter=",", header="a,b,c,y", comments="",
+                   fmt="%.17g")
+    out = fit_cli(cli, path, "--solver", "noisy_pgd", "--loss", loss, "--epsilon", 3,
+                  "--delta", 1e-6, "--seed", 21)
+    # `dpx fit --solver noisy_pgd`: T = 200, step 1 / smoothness (1, or 1/4 for logistic: 4),
+    # last iterate, Gaussian noise with tight calibration, clipping at 1.
+    step = 4.0 if loss == "logistic" else 1.0
+    r = dpx.solvers.pgd(X, y, dpx.Philox(21), loss=loss, iterations=200, step_size=step,
+                        output="last", noise="gaussian", clip_norm=1.0, epsilon=3.0, delta=1e-6,
+                        trace=False)
+    np.testing.assert_array_equal(r.x, out["coefficients"])
+    assert r.guarantee == out["guarantee"]
+    eps = A.PLDAccountant().compose(dpx.solvers.privacy_event(r)).get_epsilon(1e-6)
+    assert eps <= 3.0 + 1e-9 and eps == pytest.approx(3.0, rel=2e-2)
+
+
+def test_gist_working_set_matches_cli_and_lasso_closed_form(cli, tmp_path):
+    # Orthogonal design with X^T X / n = I: the lasso solution is soft-thresholding of
+    # X^T y / n at lambda (closed form).
+    n, lam = 400, 0.3
+    Q, _ = np.linalg.qr(np.random.default_rng(3).normal(size=(n, 4)))
+    X = Q * np.sqrt(n)
+    y = X @ np.array([1.0, -0.2, 0.5, 0.0]) + np.random.default_rng(4).normal(size=n)
+    z = X.T @ y / n
+    want = np.sign(z) * np.maximum(np.abs(z) - lam, 0)
+    r = dpx.solvers.gist_working_set(X, y, penalty="l1", lam=lam)
+    np.testing.assert_allclose(r.x, want, atol=1e-9)
+    assert r.status == "converged"
+    path = tmp_path / "lasso.csv"
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", header="a,b,c,d,y", comments="",
+               fmt="%.17g")
+    out = fit_cli(cli, path, "--penalty", "l1", "--lambda", lam)
+    np.testing.assert_array_equal(r.x, out["coefficients"])
+    # A Penalty object gives the same answer as the shorthand, and plain GIST agrees.
+    np.testing.assert_array_equal(
+        dpx.solvers.gist_working_set(X, y, penalty=dpx.solvers.Penalty.l1(lam)).x, r.x)
+    np.testing.assert_allclose(dpx.solvers.gist(X, y, penalty="l1", lam=lam).x, want, atol=1e-8)
+
+
+def test_pgd_projection_closed_form(regression):
+    X, y, _ = regression
+    # Nonprivate projected GD onto a ball the OLS solution lies outside of: the iterates stay in
+    # the ball and the last one satisfies the projection fixed point w = P(w - eta grad).
+    P = dpx.solvers.Penalty.l2_ball(0.5)
+    r = dpx.solvers.pgd(X, y, dpx.Philox(1), penalty=P, iterations=3000, step_size=0.5,
+                        output="last")
+    assert np.linalg.norm(r.x) <= 0.5 + 1e-9 and r.privacy_events == []
+    grad = X.T @ (X @ r.x - y) / len(y)
+    np.testing.assert_allclose(P.prox(r.x - 0.5 * grad, 0.5), r.x, atol=1e-10)
+    assert P.value(r.x) == 0 and P.value(np.ones(3)) == np.inf
+    # Laplace per coordinate, basic rule: b = (2G/n) / (epsilon / (T d)) (docs/theory/noisy-pgd.md).
+    r = dpx.solvers.pgd(X, y, dpx.Philox(2), iterations=10, noise="laplace_per_coordinate",
+                        laplace_rule="basic", clip_norm=1.0, epsilon=1.0)
+    assert r.noise_scale == pytest.approx((2.0 / len(y)) / (1.0 / 30), rel=1e-12)
+    assert sum(c for _, c in r.privacy_events) == 30
+
+
+def test_online_kernel_linear_closed_form():
+    # Linear kernel: f_t(x) = w_t . x with w_{t+1} = w_t - eta_t ((w_t . x_t - y_t) x_t +
+    # lambda_t w_t), eta_t = (t + t0)^-theta, lambda_t = (t + t0)^-(1 - theta) (Nie & Wang 2017),
+    # t0 = (kappa^2 + 1)^(1/theta) with kappa = input bound = 1.
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(300, 2)) / 2
+    y = np.clip(X @ np.array([0.6, -0.3]) + 0.1 * rng.normal(size=300), -1, 1)
+    k = dpx.solvers.OnlineKernelRegression(2, kernel="linear", privacy="per_query", epsilon=0.5)
+    k.fit(X, y)
+    theta, t0 = 0.75, 2 ** (1 / 0.75)
+    assert k.t0 == pytest.approx(t0, rel=1e-12) and k.steps == 300
+    w = np.zeros(2)
+    for t in range(300):
+        e, l = (t + t0) ** -theta, (t + t0) ** -(1 - theta)
+        w = w - e * ((w @ X[t] - y[t]) * X[t] + l * w)
+    np.testing.assert_allclose(k.predict(X[:5]), X[:5] @ w, rtol=1e-10, atol=1e-14)
+    # C_t = 2 kappa^2 (kappa^2 + 1) M / (t - 1 + t0)^(2 theta - 1) (paper eq. (17)).
+    assert k.sup_sensitivity == pytest.approx(4 / (299 + t0) ** 0.5, rel=1e-12)
+    v = k.predict_private(X[0], dpx.Philox(1))
+    assert v != k.predict(X[0])
+    assert k.privacy_events == [(A.LaplaceDpEvent(1 / 0.5), 1)]
+    with pytest.raises(dpx.ValidationError, match="function_release"):
+        k.release_function(X[:3], dpx.Philox(1))
+
+
+def test_new_solvers_bad_input(regression):
+    X, y, _ = regression
+    with pytest.raises(dpx.ValidationError, match="theta0"):
+        dpx.solvers.istdp(X, y, dpx.Philox(1), variant="as_published")
+    with pytest.raises(dpx.ValidationError, match="variant"):
+        dpx.solvers.istdp(X, y, dpx.Philox(1), variant="paper")
+    with pytest.raises(dpx.ValidationError, match="unpenalized"):
+        dpx.solvers.pgd(X, y, dpx.Philox(1), penalty=dpx.solvers.Penalty.l2_ball(1), unpenalized=1)
+    with pytest.raises(dpx.ValidationError, match="noise"):
+        dpx.solvers.pgd(X, y, dpx.Philox(1), noise="cauchy")
+    with pytest.raises(dpx.ValidationError, match="public_size"):
+        dpx.solvers.pgd(X, y, dpx.Philox(1), noise="gaussian", clip_norm=1, relation="add_remove")
+    with pytest.raises(dpx.ValidationError):
+        dpx.solvers.Penalty.mcp(0.1, 0.5)
+    with pytest.raises(ValueError):
+        dpx.solvers.OnlineKernelRegression(2, theta=1.5)
+

@@ -60,6 +60,9 @@ def signatures(func):
             for a in split_args(m.group(2)):
                 if a in ("*args", "**kwargs"):
                     continue
+                if a == "*":  # py::kw_only()
+                    args.append("*")
+                    continue
                 name, _, rest = a.partition(":")
                 ann, _, default = rest.partition("=")
                 if name == "self":
@@ -152,19 +155,29 @@ def main():
     )
     files["data.pyi"] = (
         HEADER + '"""' + dpx.data.__doc__.strip() + '"""\n\n' + IMPORTS
-        + "from typing import Callable, Dict, Tuple\n\n" + gen_import
-        + "\n".join(emit_module(_dpx.data))
+        + "from typing import Callable, Dict, NamedTuple, Optional, Tuple, Union\n\n" + gen_import
+        + "\n".join(emit_module(_dpx.data, skip=("registry", "realize")))
         + "\nMODELS: Dict[str, Callable[..., Any]]\n"
-        + "FIXED_LENGTH_MODELS: Dict[str, Callable[..., Any]]\n\n"
+        + "FIXED_LENGTH_MODELS: Dict[str, Callable[..., Any]]\n"
+        + "MODEL_NAMES: Tuple[str, ...]\n\n"
+        + "class Realization(NamedTuple):\n"
+        + '    """' + inspect.getdoc(dpx.data.Realization) + '"""\n'
+        + "    columns: Dict[str, npt.NDArray[Any]]\n"
+        + "    parameters: Dict[str, Any]\n"
+        + "    theory: Dict[str, Any]\n"
+        + "    def frame(self) -> Any: ...\n\n"
         + "def model(name: str, **params: Any) -> Any: ...\n"
+        + "def registry() -> list[dict[str, Any]]: ...\n"
+        + "def model_info(name: str) -> Dict[str, Any]: ...\n"
         + "def cli_stream(name: str, seed: int = ...) -> Philox: ...\n"
-        + "def generate(name: str, n: int, seed: int = ..., **params: Any) -> Tuple[npt.NDArray[numpy.float64], Dict[str, Any]]: ...\n"
+        + "def draw(name: str, n: int, rng: Optional[Philox] = ..., *, seed: int = ..., describe: bool = ..., **params: Any) -> Realization: ...\n"
+        + "def generate(name: str, n: int, seed: int = ..., **params: Any) -> Tuple[Union[npt.NDArray[numpy.float64], Dict[str, npt.NDArray[Any]]], Dict[str, Any]]: ...\n"
     )
     files["solvers.pyi"] = (
         HEADER + '"""' + dpx.solvers.__doc__.strip() + '"""\n\n' + IMPORTS + gen_import
         + "from .accounting import ComposedDpEvent\n\n"
         + "\n".join(emit_module(_dpx.solvers))
-        + "\ndef privacy_event(result: SolveResult) -> ComposedDpEvent: ...\n"
+        + "\ndef privacy_event(result: SolveResult | OnlineKernelRegression) -> ComposedDpEvent: ...\n"
     )
     files["estimators.pyi"] = (
         HEADER + '"""' + dpx.estimators.__doc__.strip() + '"""\n\n' + IMPORTS + gen_import

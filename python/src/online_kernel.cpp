@@ -1,0 +1,223 @@
+// dpx.solvers.OnlineKernelRegression: the differentially private online kernel regressor of
+// Nie & Wang 2017 (docs/theory/online-kernel.md) over numpy inputs. The C++ object is not
+// thread-safe; the binding serialises calls on one object with a mutex (fit releases the GIL).
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "solvers_common.hpp"
+
+namespace dpx::python {
+namespace {
+
+namespace sol = dpx::solvers;
+
+struct okr {
+  sol::online_kernel_regression model;
+  std::size_t dim;
+  std::mutex mutex;
+  okr(sol::kernel k, std::size_t p, sol::online_kernel_options o) : model(k, p, o), dim(p) {}
+};
+
+std::span<const double> point(const char* fn, const okr& r, const f64_in& x) {
+  if (x.ndim() != 1) core::throw_invalid(fn, "x", double(x.ndim()), "must be 1-dimensional");
+  core::check_size(fn, "x", static_cast<std::size_t>(x.size()), r.dim);
+  return {x.data(), r.dim};
+}
+
+// A 2-D (m x p) array of points; returns m.
+std::size_t rows(const char* fn, const char* parameter, const okr& r, const f64_in& x) {
+  if (x.ndim() != 2 || static_cast<std::size_t>(x.shape(1)) != r.dim)
+    core::throw_invalid(
+        fn, parameter, double(x.ndim()), "must be a 2-dimensional (m, input_dim) array");
+  return static_cast<std::size_t>(x.shape(0));
+}
+
+const sol::online_kernel_options okr_defaults{};
+const sol::kernel kernel_defaults{};
+
+}  // namespace
+
+void init_online_kernel(py::module_& m) {
+  py::class_<okr> c(m, "OnlineKernelRegression", R"doc(
+Online kernel regression (Nie & Wang 2017; docs/theory/online-kernel.md):
+f_{t+1} = f_t - eta_t [(f_t(x_t) - y_t) K_{x_t} + lambda_t f_t], eta_t = (t + t0)^-theta,
+lambda_t = (t + t0)^-(1 - theta), responses clamped to [-M, M] (M = output_bound).
+
+privacy="per_query": predict_private(x) = f_t(x) + Lap(C_t / epsilon) (one answer is
+epsilon-DP under replace-one; every answer is a new LaplaceDpEvent). privacy="function_release":
+release_function(points) = f_t + c D_t Z at the points, Z a Gaussian process with covariance K
+(Hall, Rinaldo & Wasserman 2013), (epsilon, delta)-DP for the function on any finite set of
+points (epsilon <= 1). privacy="none": predict only.)doc");
+  c.def(py::init([](std::size_t input_dim,
+                    const std::string& kernel,
+                    double bandwidth,
+                    int degree,
+                    double offset,
+                    double theta,
+                    double t0,
+                    double output_bound,
+                    double input_bound,
+                    const std::string& privacy,
+                    double epsilon,
+                    double delta) {
+          sol::kernel k;
+          k.kind = sol::parse_kernel_kind(kernel);
+          k.bandwidth = bandwidth;
+          k.degree = degree;
+          k.offset = offset;
+          sol::online_kernel_options o;
+          o.theta = theta;
+          o.t0 = t0;
+          o.output_bound = output_bound;
+          o.input_bound = input_bound;
+          o.privacy = sol::parse_kernel_privacy(privacy);
+          o.epsilon = epsilon;
+          o.delta = delta;
+          return std::make_unique<okr>(k, input_dim, o);
+        }),
+        py::arg("input_dim"),
+        py::arg("kernel") = sol::to_string(kernel_defaults.kind),
+        py::arg("bandwidth") = kernel_defaults.bandwidth,
+        py::arg("degree") = kernel_defaults.degree,
+        py::arg("offset") = kernel_defaults.offset,
+        py::arg("theta") = okr_defaults.theta,
+        py::arg("t0") = okr_defaults.t0,
+        py::arg("output_bound") = okr_defaults.output_bound,
+        py::arg("input_bound") = okr_defaults.input_bound,
+        py::arg("privacy") = sol::to_string(okr_defaults.privacy),
+        py::arg("epsilon") = okr_defaults.epsilon,
+        py::arg("delta") = okr_defaults.delta);
+  c.def(
+      "update",
+      [](okr& r, const f64_in& x, double y) {
+        const auto s = point("OnlineKernelRegression.update", r, x);
+        std::lock_guard<std::mutex> lock(r.mutex);
+        r.model.update(s, y);
+      },
+      py::arg("x"),
+      py::arg("y"),
+      "One step with the example (x, y).");
+  c.def(
+      "fit",
+      [](okr& r, const f64_in& x, const f64_in& y) {
+        const char* fn = "OnlineKernelRegression.fit";
+        const std::size_t n = rows(fn, "X", r, x);
+        core::check_size(fn, "y", static_cast<std::size_t>(y.size()), n);
+        py::gil_scoped_release unlocked;
+        std::lock_guard<std::mutex> lock(r.mutex);
+        for (std::size_t i = 0; i < n; ++i)
+          r.model.update({x.data() + i * r.dim, r.dim}, y.data()[i]);
+      },
+      py::arg("X"),
+      py::arg("y"),
+      "update() on every row of X in order (GIL released).");
+  c.def(
+      "predict",
+      [](okr& r, const f64_in& x) -> py::object {
+        const char* fn = "OnlineKernelRegression.predict";
+        if (x.ndim() == 1) {
+          const auto s = point(fn, r, x);
+          std::lock_guard<std::mutex> lock(r.mutex);
+          return py::float_(r.model.predict(s));
+        }
+        const std::size_t m = rows(fn, "x", r, x);
+        auto out = aligned_array(m);
+        double* o = out.mutable_data();
+        {
+          py::gil_scoped_release unlocked;
+          std::lock_guard<std::mutex> lock(r.mutex);
+          for (std::size_t i = 0; i < m; ++i) o[i] = r.model.predict({x.data() + i * r.dim, r.dim});
+        }
+        return py::object(std::move(out));
+      },
+      py::arg("x"),
+      "f_t(x) (NOT private): a float for one point, an array for an (m, input_dim) array.");
+  for_each_generator([&]<class Gen>() {
+    c.def(
+        "predict_private",
+        [](okr& r, const f64_in& x, Gen& g) {
+          const auto s = point("OnlineKernelRegression.predict_private", r, x);
+          return with_engine(g, 0, [&](auto& e) {
+            std::lock_guard<std::mutex> lock(r.mutex);
+            return r.model.predict_private(s, e);
+          });
+        },
+        py::arg("x"),
+        py::arg("rng"),
+        "per_query: f_t(x) + Lap(C_t / epsilon); appends a LaplaceDpEvent.");
+    c.def(
+        "release_function",
+        [](okr& r, const f64_in& points, Gen& g) {
+          const std::size_t m =
+              rows("OnlineKernelRegression.release_function", "points", r, points);
+          const std::span<const double> s(points.data(), m * r.dim);
+          const auto v = with_engine(g, gil_release_threshold, [&](auto& e) {
+            std::lock_guard<std::mutex> lock(r.mutex);
+            return r.model.release_function(s, e);
+          });
+          auto out = aligned_array(m);
+          std::copy(v.begin(), v.end(), out.mutable_data());
+          return out;
+        },
+        py::arg("points"),
+        py::arg("rng"),
+        "function_release: f_t + c D_t Z at the (m, input_dim) points, Z ~ GP(0, K) drawn "
+        "jointly; appends a GaussianDpEvent.");
+  });
+  c.def_property_readonly(
+      "steps", [](const okr& r) { return r.model.steps(); }, "Examples seen, t.");
+  c.def_property_readonly(
+      "t0", [](const okr& r) { return r.model.t0(); }, "t0 used.");
+  c.def_property_readonly(
+      "kappa", [](const okr& r) { return r.model.kappa(); }, "sup sqrt(K(x, x)) over the inputs.");
+  c.def(
+      "eta", [](const okr& r, std::int64_t t) { return r.model.eta(t); }, py::arg("t"), "eta_t.");
+  c.def(
+      "lam",
+      [](const okr& r, std::int64_t t) { return r.model.lambda(t); },
+      py::arg("t"),
+      "lambda_t.");
+  c.def_property_readonly(
+      "sup_sensitivity",
+      [](const okr& r) { return r.model.sup_sensitivity(); },
+      "C_t of the current f_t (0 at t = 0; paper eq. (17)).");
+  c.def_property_readonly(
+      "rkhs_sensitivity",
+      [](const okr& r) { return r.model.rkhs_sensitivity(); },
+      "D_t of the current f_t (0 at t = 0).");
+  c.def_property_readonly(
+      "function_noise_multiplier",
+      [](const okr& r) { return r.model.function_noise_multiplier(); },
+      "c = sqrt(2 log(2 / delta)) / epsilon of function_release.");
+  c.def_property_readonly(
+      "coefficients",
+      [](const okr& r) {
+        const auto v = r.model.coefficients();
+        return py::array_t<double>(static_cast<py::ssize_t>(v.size()), v.data());
+      },
+      "Effective coefficients c_i of f_t = sum_i c_i K(x_i, .).");
+  c.def_property_readonly(
+      "centres",
+      [](const okr& r) {
+        const auto& v = r.model.centres();
+        const auto t = static_cast<py::ssize_t>(v.size() / r.dim);
+        py::array_t<double> out({t, static_cast<py::ssize_t>(r.dim)});
+        std::copy(v.begin(), v.end(), out.mutable_data());
+        return out;
+      },
+      "Centres x_i as a (t, input_dim) array.");
+  c.def_property_readonly(
+      "privacy_events",
+      [](const okr& r) {
+        py::list out;
+        for (const auto& e : r.model.privacy_events())
+          out.append(py::make_tuple(event_to_python(e), 1));
+        return out;
+      },
+      "Releases made so far as (event, count) pairs (as SolveResult.privacy_events).");
+}
+
+}  // namespace dpx::python
