@@ -39,10 +39,10 @@ run_fuzzers() {
   local seconds=$1 start t work
   start=$(date +%s)
   cmake --preset fuzz >/dev/null
-  cmake --build --preset fuzz -j "$jobs" --target fuzz_csv fuzz_preset fuzz_cli
+  cmake --build --preset fuzz -j "$jobs" --target fuzz_csv fuzz_preset fuzz_cli fuzz_events
   echo "dpx: build (fuzz) took $(($(date +%s) - start)) s" >&2
   mkdir -p build/fuzz/artifacts
-  for t in csv preset cli; do
+  for t in csv preset cli events; do
     work=$(mktemp -d)
     cp -r "tests/fuzz/corpus/$t/." "$work/"
     echo "dpx: fuzz_$t for $seconds s" >&2

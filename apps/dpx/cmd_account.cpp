@@ -37,7 +37,6 @@
 // --sampling-rate and left out of --method all.
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -48,9 +47,11 @@
 
 #include "command.hpp"
 #include "dpx/accounting/calibration.hpp"
+#include "dpx/accounting/composition.hpp"
 #include "dpx/accounting/pld.hpp"
 #include "dpx/accounting/subsampling.hpp"
 #include "dpx/core/error.hpp"
+#include "events_json.hpp"
 #include "strict.hpp"
 
 // Named per command so that the unity build (apps/dpx/CMakeLists.txt) keeps each file's
@@ -90,111 +91,6 @@ dpx::core::neighbouring parse_relation(const std::string& flag, const std::strin
   dpx::core::throw_invalid(kFn, flag, s, "must be add_remove or replace_one");
 }
 
-/// Reads an events file (see the file comment) into a release log. Messages name the flag and
-/// the event's index, never the file's contents.
-dpx::core::event_log read_events(const std::string& path) {
-  namespace core = dpx::core;
-  const char* fn = kFn;
-  std::ifstream in(path);
-  if (!in) core::throw_invalid(fn, "--events", path, "cannot be read");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception&) {
-    core::throw_invalid(fn, "--events", path, "is not valid JSON");
-  }
-  const nlohmann::json& arr = j.is_object() && j.contains("events") ? j["events"] : j;
-  if (!arr.is_array() || arr.empty()) {
-    core::throw_invalid(fn, "--events", path, "must hold a nonempty array of events");
-  }
-  core::event_log log;
-  for (std::size_t i = 0; i < arr.size(); ++i) {
-    const auto& e = arr[i];
-    const std::string where = "event " + std::to_string(i);
-    if (!e.is_object()) core::throw_invalid(fn, "--events", where, "must be a JSON object");
-    auto num = [&](const char* k) {
-      if (!e.contains(k) || !e[k].is_number()) {
-        core::throw_invalid(fn, "--events", where + " " + k, "missing or not a number");
-      }
-      return e[k].get<double>();
-    };
-    auto integer = [&](const char* k, std::int64_t fallback) {
-      if (!e.contains(k)) return fallback;
-      if (!e[k].is_number_integer()) {
-        core::throw_invalid(fn, "--events", where + " " + k, "must be an integer");
-      }
-      return e[k].get<std::int64_t>();
-    };
-    auto vec = [&](const char* k) {
-      if (!e.contains(k) || !e[k].is_array()) {
-        core::throw_invalid(fn, "--events", where + " " + k, "missing or not an array");
-      }
-      std::vector<double> v;
-      for (const auto& x : e[k]) {
-        if (!x.is_number()) core::throw_invalid(fn, "--events", where + " " + k, "not numbers");
-        v.push_back(x.get<double>());
-      }
-      return v;
-    };
-    const std::string kind =
-        e.contains("kind") && e["kind"].is_string() ? e["kind"].get<std::string>() : "";
-    core::privacy_event ev;
-    if (kind == "gaussian") {
-      ev = core::gaussian_event{num("noise_multiplier")};
-    } else if (kind == "laplace") {
-      ev = core::laplace_event{num("noise_multiplier")};
-    } else if (kind == "subsampled_gaussian") {
-      ev = core::subsampled_gaussian_event{num("sampling_rate"), num("noise_multiplier")};
-    } else if (kind == "subsampled_laplace") {
-      ev = core::subsampled_laplace_event{num("sampling_rate"), num("noise_multiplier")};
-    } else if (kind == "sampled_without_replacement") {
-      auto text = [&](const char* k) {
-        if (!e.contains(k) || !e[k].is_string()) {
-          core::throw_invalid(fn, "--events", where + " " + k, "missing or not a string");
-        }
-        return e[k].get<std::string>();
-      };
-      const std::string noise = text("noise");
-      if (noise != "gaussian" && noise != "laplace") {
-        core::throw_invalid(fn, "--events", where + " noise", "must be gaussian or laplace");
-      }
-      const std::int64_t batch = integer("batch_size", 0), size = integer("dataset_size", 0);
-      if (batch < 1 || size < batch) {
-        core::throw_invalid(
-            fn, "--events", where + " batch_size", "need 1 <= batch_size <= dataset_size");
-      }
-      ev = core::sampled_without_replacement_event{
-          noise == "gaussian" ? core::noise_family::gaussian : core::noise_family::laplace,
-          num("noise_multiplier"),
-          batch,
-          size,
-          parse_relation("--events " + where + " neighbouring", text("neighbouring"))};
-    } else if (kind == "randomized_response") {
-      ev = core::randomized_response_event{num("epsilon"), integer("categories", 2)};
-    } else if (kind == "pure_dp") {
-      ev = core::pure_dp_event{num("epsilon")};
-    } else if (kind == "approx_dp") {
-      ev = core::approx_dp_event{num("epsilon"), num("delta")};
-    } else if (kind == "discrete_pair") {
-      ev = core::discrete_pair_event{vec("p"), vec("q")};
-    } else if (kind == "discrete_laplace") {
-      ev = core::discrete_laplace_event{num("scale"), integer("sensitivity", 1)};
-    } else if (kind == "discrete_gaussian") {
-      ev = core::discrete_gaussian_event{num("sigma"), num("sensitivity")};
-    } else if (kind == "zcdp") {
-      ev = core::zcdp_event{num("rho")};
-    } else if (kind == "exponential_mechanism") {
-      ev = core::exponential_mechanism_event{num("epsilon")};
-    } else {
-      core::throw_invalid(fn, "--events", where + " kind", "unknown event kind");
-    }
-    const std::int64_t count = integer("count", 1);
-    if (count < 1) core::throw_invalid(fn, "--events", where + " count", "must be >= 1");
-    log.append(ev, count);
-  }
-  return log;
-}
-
 /// A JSON number; print_json() turns an epsilon of +inf into the documented "inf" with a note
 /// and refuses any other non-finite value (docs/cli.md, "Input and output rules").
 nlohmann::ordered_json num(double x) { return nlohmann::ordered_json(x); }
@@ -226,7 +122,7 @@ int run_events(const account_options& o) {
     core::check_nonnegative(fn, "--epsilon", o.epsilon);
     core::check_finite(fn, "--epsilon", o.epsilon);
   }
-  const auto log = read_events(o.events);
+  const auto log = dpx::cli::read_events_file(o.events);
   std::vector<acc::method> methods;
   if (o.method == "all") {
     methods = {acc::method::basic,
@@ -374,6 +270,12 @@ int run_account(account_options o) {
       core::throw_invalid(
           fn, "--method", o.method, "must be rdp, pld, zcdp, advanced, basic, kov or all");
     }
+  }
+  if (all || m == acc::method::kov) {
+    dpx::cli::check_bound("--steps",
+                          o.steps,
+                          acc::kov_optimal_max_k,
+                          "method kov sums O(sqrt steps) terms; rdp has no limit");
   }
   std::vector<acc::method> methods;
   if (all) {

@@ -24,6 +24,7 @@
 
 #include "command.hpp"
 #include "dpx/accounting/calibration.hpp"
+#include "dpx/accounting/composition.hpp"
 #include "dpx/core/error.hpp"
 #include "strict.hpp"
 
@@ -104,6 +105,13 @@ int run_calibrate(const calibrate_options& o) {
       } else {
         core::throw_invalid(fn, "--method", o.method, "must be basic, advanced, kov or pld");
       }
+    }
+    if (m == acc::laplace_method::kov) {
+      dpx::cli::check_bound(
+          "--steps",
+          o.steps,
+          acc::kov_optimal_max_k,
+          "the optimal composition sums O(sqrt steps) terms; advanced has no limit");
     }
     if (m != acc::laplace_method::basic) {
       if (!o.have_delta)

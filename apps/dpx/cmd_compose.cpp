@@ -57,6 +57,10 @@ int run_compose(const compose_options& o) {
   } else if (o.rule == "advanced") {
     r = acc::advanced_composition(o.epsilon0, o.delta0, o.k, o.delta_slack);
   } else if (o.rule == "kov") {
+    dpx::cli::check_bound("--k",
+                          o.k,
+                          acc::kov_optimal_max_k,
+                          "the optimal composition sums O(sqrt k) terms; kov-bound has no limit");
     const double total =
         -std::expm1(static_cast<double>(o.k) * std::log1p(-o.delta0) + std::log1p(-o.delta_slack));
     r = {acc::kov_optimal_epsilon(o.epsilon0, o.delta0, o.k, total), total};

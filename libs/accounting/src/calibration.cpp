@@ -427,7 +427,10 @@ double calibrate_laplace(double epsilon, double delta, std::int64_t steps, lapla
       auto f = [&](double b) { return account_laplace(method::pld, b, steps, delta); };
       // The KOV-optimal scale is feasible for the exact composition; PLD (pessimistic) may be
       // slightly above, so grow until feasible.
-      double hi = up(kov_optimal_per_step_epsilon(epsilon, delta, steps, 0.0));
+      // (Beyond kov_optimal_max_k steps, start from the advanced-composition scale instead.)
+      double hi = up(steps <= kov_optimal_max_k
+                         ? kov_optimal_per_step_epsilon(epsilon, delta, steps, 0.0)
+                         : std::max(epsilon / t, advanced_per_step_epsilon(epsilon, steps, delta)));
       while (!(f(hi) <= epsilon)) hi *= 1.05;
       double lo = hi * 0.85;
       while (f(lo) <= epsilon) {

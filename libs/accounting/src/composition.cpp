@@ -16,6 +16,17 @@ namespace {
 constexpr double inf = std::numeric_limits<double>::infinity();
 
 void check_k(const char* fn, std::int64_t k) { core::check_at_least(fn, "k", k, 1); }
+/// The optimal-composition sums take O(sqrt k) terms per evaluation (see kov_log_s).
+void check_kov_k(const char* fn, std::int64_t k) {
+  check_k(fn, k);
+  if (k > kov_optimal_max_k) {
+    core::throw_invalid(fn,
+                        "k",
+                        std::to_string(k),
+                        "must be <= " + std::to_string(kov_optimal_max_k) +
+                            " for the optimal composition (the closed-form bound has no limit)");
+  }
+}
 void check_delta0(const char* fn, double d) {
   if (!(d >= 0.0 && d < 1.0)) core::throw_invalid(fn, "delta0", d, "must lie in [0, 1)");
 }
@@ -151,27 +162,63 @@ double kov_per_step_epsilon(double epsilon, std::int64_t k, double delta_slack) 
 }
 
 namespace {
-/// log S(eps) of the optimal composition theorem (see header), log space.
+/// log S(eps) of the optimal composition theorem (see header), log space, in O(sqrt k) terms.
+/// S = sum_l w_l with w_l = Binom(l; k, p) (1 - e^{x_l}), p = e^eps0 / (1 + e^eps0) and
+/// x_l = eps + (k - 2l) eps0 (the terms with x_l < 0, i.e. l > (k + eps/eps0) / 2). log w_l is
+/// concave in l (log C(k, l) is, and log(1 - e^x) is concave in x, x linear in l), so the terms
+/// rise to one mode and fall after it: the mode is found by ternary search and the sum runs
+/// outward from it on each side until a term is below e^-50 of the sum (about 10 binomial
+/// standard deviations, O(sqrt k) terms). The terms left out on a side are bounded by the
+/// geometric series of the last ratio (log-concavity: later ratios are no larger) and added,
+/// so the truncation never lowers S (never lowers delta).
 double kov_log_s(double eps0, std::int64_t k, double eps) {
   const double kd = static_cast<double>(k);
-  // Terms with l eps0 > eps + (k - l) eps0, i.e. l > (k + eps/eps0) / 2.
   const double lmin_real = 0.5 * (kd + eps / eps0);
+  if (!(lmin_real < kd)) return -inf;  // no term with x_l < 0 (also catches eps = +inf)
   std::int64_t l0 = static_cast<std::int64_t>(std::floor(lmin_real)) + 1;
   if (l0 < 0) l0 = 0;
-  double acc = -inf;
   const double lgk = std::lgamma(kd + 1.0);
-  // C(k, l) e^{l eps0} peaks at l* = k e^eps0 / (1 + e^eps0) and decreases after it; past l*
-  // the terms are stopped once below 1e-22 of the sum (O(sqrt k) terms for large k).
-  const double l_peak = kd / (1.0 + std::exp(-eps0));
-  for (std::int64_t l = l0; l <= k; ++l) {
+  auto term = [&](std::int64_t l) {
     const double ld = static_cast<double>(l);
     const double x = eps + (kd - 2.0 * ld) * eps0;  // log of the ratio of the two exponentials
-    if (!(x < 0.0)) continue;
-    const double term =
-        lgk - std::lgamma(ld + 1.0) - std::lgamma(kd - ld + 1.0) + ld * eps0 + detail::log1mexp(x);
-    acc = detail::log_add(acc, term);
-    if (ld > l_peak + 1.0 && term < acc - 50.0) break;
+    if (!(x < 0.0)) return -inf;
+    return lgk - std::lgamma(ld + 1.0) - std::lgamma(kd - ld + 1.0) + ld * eps0 +
+           detail::log1mexp(x);
+  };
+  // Ternary search for the mode of the concave log w_l on [l0, k].
+  std::int64_t a = l0, b = k;
+  while (b - a > 2) {
+    const std::int64_t m1 = a + (b - a) / 3, m2 = b - (b - a) / 3;
+    if (term(m1) < term(m2)) {
+      a = m1 + 1;
+    } else {
+      b = m2;
+    }
   }
+  std::int64_t mode = a;
+  for (std::int64_t l = a + 1; l <= b; ++l) {
+    if (term(l) > term(mode)) mode = l;
+  }
+  const double top = term(mode);
+  if (top == -inf) return -inf;
+  double acc = top;
+  // Sums one side (step +1 or -1) from the mode, then adds the bound on the terms left out.
+  auto side = [&](std::int64_t step) {
+    double prev = top;
+    for (std::int64_t l = mode + step; l >= l0 && l <= k; l += step) {
+      const double t = term(l);
+      if (t == -inf) return;
+      acc = detail::log_add(acc, t);
+      if (t < acc - 50.0) {
+        const double log_r = t - prev;  // log of the last ratio, < 0 past the mode
+        if (log_r < 0.0) acc = detail::log_add(acc, t + log_r - detail::log1mexp(log_r));
+        return;
+      }
+      prev = t;
+    }
+  };
+  side(+1);
+  side(-1);
   // log(1 + e^eps0) = softplus(eps0)
   const double softplus = eps0 + std::log1p(std::exp(-eps0));
   return acc - kd * softplus;
@@ -188,7 +235,7 @@ double kov_optimal_delta(double epsilon0, double delta0, std::int64_t k, double 
   const char* fn = "kov_optimal_delta";
   core::check_positive(fn, "epsilon0", epsilon0);
   check_delta0(fn, delta0);
-  check_k(fn, k);
+  check_kov_k(fn, k);
   core::check_nonnegative(fn, "epsilon", epsilon);
   return kov_delta_unchecked(epsilon0, delta0, k, epsilon);
 }
@@ -197,7 +244,7 @@ double kov_optimal_epsilon(double epsilon0, double delta0, std::int64_t k, doubl
   const char* fn = "kov_optimal_epsilon";
   core::check_positive(fn, "epsilon0", epsilon0);
   check_delta0(fn, delta0);
-  check_k(fn, k);
+  check_kov_k(fn, k);
   core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
   const double top = static_cast<double>(k) * epsilon0;
   if (kov_delta_unchecked(epsilon0, delta0, k, top) > delta) return inf;
@@ -210,7 +257,7 @@ double kov_optimal_per_step_epsilon(double epsilon, double delta, std::int64_t k
   const char* fn = "kov_optimal_per_step_epsilon";
   core::check_positive(fn, "epsilon", epsilon);
   core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
-  check_k(fn, k);
+  check_kov_k(fn, k);
   check_delta0(fn, delta0);
   const double kd = static_cast<double>(k);
   if (-std::expm1(kd * std::log1p(-delta0)) > delta) {
@@ -349,8 +396,8 @@ double approx_dp_accountant::epsilon(double delta) const {
     if (!(slack > 0.0)) return basic;
     return std::min(basic, std::sqrt(2.0 * s.sq * std::log(1.0 / slack)) + s.expm);
   }
-  // kov
-  if (ledger_.entries().size() == 1) {
+  // kov (the exact optimum for one kind of event, up to kov_optimal_max_k of them)
+  if (ledger_.entries().size() == 1 && ledger_.entries()[0].second <= kov_optimal_max_k) {
     double eps = 0, d = 0;
     event_eps_delta(ledger_.entries()[0].first, eps, d);
     return kov_optimal_epsilon(eps, d, ledger_.entries()[0].second, delta);
@@ -364,7 +411,8 @@ double approx_dp_accountant::epsilon(double delta) const {
 double approx_dp_accountant::delta(double epsilon) const {
   core::check_nonnegative("approx_dp_accountant::delta", "epsilon", epsilon);
   if (ledger_.empty()) return 0.0;
-  if (rule_ == composition_rule::kov && ledger_.entries().size() == 1) {
+  if (rule_ == composition_rule::kov && ledger_.entries().size() == 1 &&
+      ledger_.entries()[0].second <= kov_optimal_max_k) {
     double eps = 0, d = 0;
     event_eps_delta(ledger_.entries()[0].first, eps, d);
     return kov_optimal_delta(eps, d, ledger_.entries()[0].second, epsilon);

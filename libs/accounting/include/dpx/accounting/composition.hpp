@@ -53,12 +53,17 @@ epsilon_delta kov_composition(double epsilon0, double delta0, std::int64_t k, do
 /// Inverse of the homogeneous Thm 3.4 bound: largest epsilon0 with eps <= epsilon.
 double kov_per_step_epsilon(double epsilon, std::int64_t k, double delta_slack);
 
+/// Largest k the kov_optimal_* functions take (they throw std::invalid_argument above it).
+inline constexpr std::int64_t kov_optimal_max_k = 10'000'000;
+
 /// Optimal homogeneous composition [Kairouz, Oh & Viswanath 2015, Thm 3.3, in the closed form
 /// of Murtagh & Vadhan 2016, Thm 1.5]: the k-fold composition of (eps0, delta0)-DP mechanisms
 /// is (eps, delta)-DP iff delta >= 1 - (1 - delta0)^k (1 - S(eps)), with
 ///   S(eps) = (1 + e^eps0)^-k sum_{l=0}^{k} C(k, l) max(0, e^{l eps0} - e^eps e^{(k-l) eps0}).
-/// Evaluated in log space (log-sum-exp over l), exact and finite for k up to 10^5 and any eps.
-/// This returns that optimal delta for the given eps >= 0.
+/// Evaluated in log space (log-sum-exp over the O(sqrt k) terms around the largest one, the
+/// rest bounded from above), finite for any eps; k is at most kov_optimal_max_k (beyond it the
+/// log-binomial coefficients lose precision and each evaluation takes ~10^4 sqrt(k/10^6) terms;
+/// kov_composition, Thm 3.4, has no limit). This returns that optimal delta for eps >= 0.
 double kov_optimal_delta(double epsilon0, double delta0, std::int64_t k, double epsilon);
 /// Smallest eps >= 0 with kov_optimal_delta(eps) <= delta (bisection, safe side: the returned eps
 /// satisfies the inequality). Returns +inf if even eps = k eps0 does not reach delta
@@ -88,6 +93,7 @@ enum class composition_rule {
   basic,     ///< sum eps_i, sum delta_i
   advanced,  ///< DRV (heterogeneous form: sqrt(2 ln(1/d') sum eps_i^2) + sum eps_i(e^eps_i - 1))
   kov,       ///< KOV Thm 3.5 bound; the exact optimal Thm 3.3 when all events are identical
+             ///< (and at most kov_optimal_max_k of them)
 };
 std::string to_string(composition_rule r);
 /// Parses "basic" | "advanced" | "kov"; throws core::invalid_argument_error otherwise.

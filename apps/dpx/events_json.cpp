@@ -1,0 +1,209 @@
+#include "events_json.hpp"
+
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "dpx/core/error.hpp"
+
+namespace dpx::cli {
+
+namespace {
+constexpr const char* kFn = "dpx account";
+constexpr const char* kFlag = "--events";
+
+[[noreturn]] void fail(const std::string& where, const char* why) {
+  dpx::core::throw_invalid(kFn, kFlag, where, why);
+}
+
+/// Each kind and the keys it takes besides "kind" and "count".
+struct kind_keys {
+  const char* kind;
+  std::array<const char*, 5> keys;  // nullptr: unused
+};
+constexpr std::array<kind_keys, 13> kKinds = {{
+    {"gaussian", {"noise_multiplier", nullptr}},
+    {"laplace", {"noise_multiplier", nullptr}},
+    {"subsampled_gaussian", {"sampling_rate", "noise_multiplier"}},
+    {"subsampled_laplace", {"sampling_rate", "noise_multiplier"}},
+    {"sampled_without_replacement",
+     {"noise", "noise_multiplier", "batch_size", "dataset_size", "neighbouring"}},
+    {"randomized_response", {"epsilon", "categories"}},
+    {"pure_dp", {"epsilon", nullptr}},
+    {"exponential_mechanism", {"epsilon", nullptr}},
+    {"approx_dp", {"epsilon", "delta"}},
+    {"discrete_pair", {"p", "q"}},
+    {"discrete_laplace", {"scale", "sensitivity"}},
+    {"discrete_gaussian", {"sigma", "sensitivity"}},
+    {"zcdp", {"rho", nullptr}},
+}};
+const kind_keys* find_kind(const std::string& kind) {
+  for (const auto& k : kKinds) {
+    if (k.kind != nullptr && kind == k.kind) return &k;
+  }
+  return nullptr;
+}
+}  // namespace
+
+dpx::core::event_log parse_events_json(std::string_view text, const std::string& path) {
+  namespace core = dpx::core;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::exception&) {
+    fail(path, "is not valid JSON");
+  }
+  const nlohmann::json& arr = j.is_object() && j.contains("events") ? j["events"] : j;
+  if (j.is_object() && j.size() != 1) fail(path, "takes one key, \"events\"");
+  if (!arr.is_array() || arr.empty()) fail(path, "must hold a nonempty array of events");
+  core::event_log log;
+  std::int64_t total = 0;
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    const auto& e = arr[i];
+    const std::string where = path + ": event " + std::to_string(i);
+    if (!e.is_object()) fail(where, "must be a JSON object");
+    if (!e.contains("kind") || !e["kind"].is_string()) fail(where + " kind", "missing or not text");
+    const std::string kind = e["kind"].get<std::string>();
+    const kind_keys* spec = find_kind(kind);
+    if (spec == nullptr) fail(where + " kind", "unknown event kind");
+    for (const auto& [k, v] : e.items()) {
+      bool known = k == "kind" || k == "count";
+      for (const char* x : spec->keys) known = known || (x != nullptr && k == x);
+      if (!known) fail(where, "has a key this kind does not take");
+    }
+    auto num = [&](const char* k) {
+      if (!e.contains(k) || !e[k].is_number()) fail(where + " " + k, "missing or not a number");
+      return e[k].get<double>();
+    };
+    auto integer = [&](const char* k, std::int64_t fallback) {
+      if (!e.contains(k)) return fallback;
+      // Unsigned values above 2^63 - 1 are out of range too (get<int64_t> would wrap them).
+      if (!e[k].is_number_integer() ||
+          (e[k].is_number_unsigned() &&
+           e[k].get<std::uint64_t>() > static_cast<std::uint64_t>(max_event_releases))) {
+        fail(where + " " + k, "must be an integer no larger than 2^53");
+      }
+      return e[k].get<std::int64_t>();
+    };
+    auto vec = [&](const char* k) {
+      if (!e.contains(k) || !e[k].is_array()) fail(where + " " + k, "missing or not an array");
+      std::vector<double> v;
+      for (const auto& x : e[k]) {
+        if (!x.is_number()) fail(where + " " + k, "must hold only numbers");
+        v.push_back(x.get<double>());
+      }
+      return v;
+    };
+    // Ranges (the accountants check them again; here the message names the event and key).
+    auto positive = [&](const char* k) {
+      const double x = num(k);
+      if (!(std::isfinite(x) && x > 0.0)) fail(where + " " + k, "must be finite and > 0");
+      return x;
+    };
+    auto probability = [&](const char* k, bool open_top) {
+      const double x = num(k);
+      if (!(x >= 0.0 && (open_top ? x < 1.0 : x <= 1.0))) {
+        fail(where + " " + k, open_top ? "must lie in [0, 1)" : "must lie in [0, 1]");
+      }
+      return x;
+    };
+    core::privacy_event ev;
+    if (kind == "gaussian") {
+      ev = core::gaussian_event{positive("noise_multiplier")};
+    } else if (kind == "laplace") {
+      ev = core::laplace_event{positive("noise_multiplier")};
+    } else if (kind == "subsampled_gaussian") {
+      const double q = probability("sampling_rate", false);
+      if (!(q > 0.0)) fail(where + " sampling_rate", "must lie in (0, 1]");
+      ev = core::subsampled_gaussian_event{q, positive("noise_multiplier")};
+    } else if (kind == "subsampled_laplace") {
+      const double q = probability("sampling_rate", false);
+      if (!(q > 0.0)) fail(where + " sampling_rate", "must lie in (0, 1]");
+      ev = core::subsampled_laplace_event{q, positive("noise_multiplier")};
+    } else if (kind == "sampled_without_replacement") {
+      auto text = [&](const char* k) {
+        if (!e.contains(k) || !e[k].is_string()) fail(where + " " + k, "missing or not text");
+        return e[k].get<std::string>();
+      };
+      const std::string noise = text("noise");
+      if (noise != "gaussian" && noise != "laplace") {
+        fail(where + " noise", "must be gaussian or laplace");
+      }
+      const std::string rel = text("neighbouring");
+      if (rel != "add_remove" && rel != "replace_one") {
+        fail(where + " neighbouring", "must be add_remove or replace_one");
+      }
+      const std::int64_t batch = integer("batch_size", 0), size = integer("dataset_size", 0);
+      if (batch < 1 || size < batch) {
+        fail(where + " batch_size", "need 1 <= batch_size <= dataset_size");
+      }
+      ev = core::sampled_without_replacement_event{
+          noise == "gaussian" ? core::noise_family::gaussian : core::noise_family::laplace,
+          positive("noise_multiplier"),
+          batch,
+          size,
+          rel == "replace_one" ? core::neighbouring::replace_one : core::neighbouring::add_remove};
+    } else if (kind == "randomized_response") {
+      const std::int64_t c = integer("categories", 2);
+      if (c < 2) fail(where + " categories", "must be >= 2");
+      ev = core::randomized_response_event{positive("epsilon"), c};
+    } else if (kind == "pure_dp") {
+      ev = core::pure_dp_event{positive("epsilon")};
+    } else if (kind == "approx_dp") {
+      ev = core::approx_dp_event{positive("epsilon"), probability("delta", true)};
+    } else if (kind == "discrete_pair") {
+      auto pv = vec("p"), qv = vec("q");
+      if (pv.empty() || pv.size() != qv.size()) {
+        fail(where + " q", "must be nonempty and as long as p");
+      }
+      for (const auto* v : {&pv, &qv}) {
+        double sum = 0;
+        for (double x : *v) {
+          if (!(x >= 0.0 && x <= 1.0)) fail(where + " " + (v == &pv ? "p" : "q"), "not in [0, 1]");
+          sum += x;
+        }
+        if (!(std::abs(sum - 1.0) <= 1e-9))
+          fail(where + " " + (v == &pv ? "p" : "q"), "must sum to 1");
+      }
+      ev = core::discrete_pair_event{std::move(pv), std::move(qv)};
+    } else if (kind == "discrete_laplace") {
+      const std::int64_t sens = integer("sensitivity", 1);
+      if (sens < 1) fail(where + " sensitivity", "must be >= 1");
+      ev = core::discrete_laplace_event{positive("scale"), sens};
+    } else if (kind == "discrete_gaussian") {
+      ev = core::discrete_gaussian_event{positive("sigma"), positive("sensitivity")};
+    } else if (kind == "zcdp") {
+      ev = core::zcdp_event{positive("rho")};
+    } else {
+      ev = core::exponential_mechanism_event{positive("epsilon")};
+    }
+    const std::int64_t count = integer("count", 1);
+    if (count < 1) fail(where + " count", "must be >= 1");
+    if (count > max_event_releases - total) {
+      fail(where + " count", "brings the total number of releases above 2^53");
+    }
+    total += count;
+    log.append(ev, count);
+  }
+  return log;
+}
+
+dpx::core::event_log read_events_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) fail(path, "is a directory");
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) fail(path, "cannot be read");
+  if (size > max_events_file_bytes) fail(path, "is larger than 64 MiB");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, "cannot be read");
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return parse_events_json(text, path);
+}
+
+}  // namespace dpx::cli
