@@ -15,6 +15,9 @@
 // - add/remove without replacement is the Poisson pair with gamma = m/n (same numbers); q = 1
 //   reduces to the plain mechanism; the replace-one PLD at one step equals the Poisson remove
 //   direction for eps >= 0.
+// - Plain Laplace: the bracket contains the exact single-step epsilon at tiny delta (closed
+//   form; regression for the optimistic grid near the top atom) and, composed T = 2, 3 times,
+//   overlaps the brute-force bracket (same reference script).
 // - Bad input throws invalid_argument naming the parameter.
 #include <gtest/gtest.h>
 
@@ -229,4 +232,39 @@ TEST(Subsampling, BadInputThrows) {
   acc::rdp_accountant r;
   EXPECT_THROW(r.compose(wor("laplace", 1.0, 0, 10, "add_remove")), std::invalid_argument);
   EXPECT_THROW((void)acc::rdp_subsampled_laplace(1.0, 0.5, 1.0), std::invalid_argument);
+}
+
+TEST(LaplacePld, BracketContainsTheExactSingleStepEpsilonAtTinyDelta) {
+  // Regression (2026-11-26): the optimistic grid floored its top value at the mass at +inf, so
+  // near the atom at the largest loss 1/b the "lower" end exceeded the exact epsilon
+  // ([0.62999, 0.63000] around 0.626412 here). Exact: delta(eps) = 1 - e^{(eps - 1/b)/2}, so
+  // eps(delta) = 1/b + 2 log(1 - delta).
+  for (double b : {1.596405, 0.37, 10.0}) {
+    for (double delta : {1e-12, 1e-9, 1e-6}) {
+      acc::pld_accountant a;
+      a.compose(core::laplace_event{b});
+      const auto br = a.epsilon_bracket(delta);
+      const double exact = 1.0 / b + 2.0 * std::log1p(-delta);
+      EXPECT_LE(br.lower, exact * (1 + 1e-12)) << b << " " << delta;
+      EXPECT_GE(br.upper, exact * (1 - 1e-12)) << b << " " << delta;
+    }
+  }
+}
+
+TEST(LaplacePld, CompositionAgainstBruteForce) {
+  struct row {
+    double b;
+    int t;
+    double eps, lo, hi;
+  };
+  const row rows[] = {
+#include "laplace_composition_reference.inc"
+  };
+  for (const auto& r : rows) {
+    acc::pld_accountant a;
+    a.compose(core::laplace_event{r.b}, r.t);
+    const auto br = a.delta_bracket(r.eps);
+    EXPECT_LE(br.lower, r.hi * (1 + 1e-9)) << r.b << " " << r.t << " " << r.eps;
+    EXPECT_GE(br.upper, r.lo * (1 - 1e-9)) << r.b << " " << r.t << " " << r.eps;
+  }
 }

@@ -165,10 +165,25 @@ def laplace_cases():
     return rows
 
 
+def laplace_composition_cases():
+    """Plain Laplace, T = 2, 3: the optimistic end near the PLD's atoms (pld.cpp lower_dots)."""
+    rows = []
+    for b in (0.5, 1.0, 3.0):
+        H_LOSS[0] = min(1e-4, (1.0 / b) / 5000)
+        queries = [(t, frac * t / b) for t in (2, 3) for frac in (0.2, 0.5, 0.9)]
+        for (t, eps), (lo, hi) in zip(queries, brackets(([1.0], [1.0]), ([1.0], [0.0]), "laplace", b, queries)):
+            rows.append((b, t, eps, lo, hi))
+            print("// " + repr(rows[-1]), flush=True)
+    return rows
+
+
 if __name__ == "__main__":
     print("// Poisson-subsampled Laplace: {b, q, T, eps, remove lo, remove hi, add lo, add hi}")
     for r in laplace_cases():
         print("{%r, %r, %d, %r, %.10g, %.10g, %.10g, %.10g}," % r)
+    print("// Laplace composition: {b, T, eps, lo, hi}")
+    for r in laplace_composition_cases():
+        print("{%r, %d, %r, %.10g, %.10g}," % r)
     print("// Without replacement: {noise, relation, s, m, n, T, eps, lo, hi}")
     for r in wor_cases():
         print('{"%s", "%s", %r, %d, %d, %d, %r, %.10g, %.10g},' % r)
