@@ -13,8 +13,8 @@
 ///   theta_{t+1} = (1 - mu_t) theta_t + mu_t v_t,  mu_t = 2 / (t + 2).
 /// Output theta_T (always in C). The nonprivate method has L(theta_T) - L* <= 2 Gamma / (T + 2)
 /// with Gamma the curvature constant of L over C (Jaggi 2013, Thm. 1); TTZ15 Thm. 3.4 bounds the
-/// private one by O(Gamma^{1/3} (L_1 r)^{2/3} log(n d / ...)^{...} / (n eps)^{2/3}) with T of order
-/// (n eps)^{2/3}.
+/// private excess risk by Gamma^{1/3} (L_inf r)^{2/3} / (n eps)^{2/3} times logarithmic factors
+/// in n, d and 1/delta, with T of order (n eps)^{2/3}.
 ///
 /// Privacy (the only data access is the T selections; theta_{t+1} depends on the data only
 /// through v_0 ... v_t, so the output is post-processing):
