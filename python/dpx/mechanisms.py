@@ -16,6 +16,10 @@ Methods taking a generator:
 * ``privatize(array, rng)`` -> adds noise in place (no copy; the array must be a writable
   C-contiguous float64 / int64 array, otherwise :class:`dpx.ValidationError`).
 
+Private histograms: :class:`StableHistogram` (central, thresholded over unbounded bins) and
+:class:`LocalHistogram` (local randomized response), the building blocks of
+:mod:`dpx.estimators`.
+
 Arrays of 4096 or more elements are processed with the GIL released.
 """
 
@@ -28,8 +32,11 @@ from ._dpx.mechanisms import (
     Gaussian,
     L2Laplace,
     Laplace,
+    LocalHistogram,
     PermuteAndFlip,
     RandomizedResponse,
+    SparseHistogram,
+    StableHistogram,
 )
 
 __all__ = [
@@ -41,6 +48,9 @@ __all__ = [
     "Gaussian",
     "L2Laplace",
     "Laplace",
+    "LocalHistogram",
     "PermuteAndFlip",
     "RandomizedResponse",
+    "SparseHistogram",
+    "StableHistogram",
 ]

@@ -17,6 +17,10 @@ Methods taking a generator:
 * ``privatize(array, rng)`` -> adds noise in place (no copy; the array must be a writable
   C-contiguous float64 / int64 array, otherwise :class:`dpx.ValidationError`).
 
+Private histograms: :class:`StableHistogram` (central, thresholded over unbounded bins) and
+:class:`LocalHistogram` (local randomized response), the building blocks of
+:mod:`dpx.estimators`.
+
 Arrays of 4096 or more elements are processed with the GIL released."""
 
 from typing import Any, overload
@@ -460,3 +464,81 @@ class PermuteAndFlip:
     @property
     def protects(self) -> dict:
         """Neighbouring relation and privacy unit of the guarantee."""
+
+class SparseHistogram:
+    """Output of a stable histogram: the released bins in increasing order of index and their frequencies (private), and `occupied`, an exact count of the data's distinct bins that is NOT private (never publish it)."""
+    @property
+    def bins(self) -> npt.NDArray[numpy.int64]:
+        """Indices k of the released bins (int64)."""
+    @property
+    def values(self) -> npt.NDArray[numpy.float64]:
+        """Released frequencies (>= threshold), same order."""
+    @property
+    def occupied(self) -> int:
+        """Occupied bins (NOT private)."""
+    @property
+    def n(self) -> int:
+        """Number of records."""
+    @property
+    def threshold(self) -> float:
+        """Frequency threshold used."""
+    def argmax(self) -> Any:
+        """The released bin with the largest frequency (smallest index on ties), or None when nothing was released."""
+
+class StableHistogram:
+    """Stable (thresholded) histogram over unbounded equal-width bins (Roth & Avella-Medina 2025,
+Algorithm 2, Lemma C.1): frequencies of the occupied bins get Lap(2/(epsilon n)) (or discrete
+Laplace on counts) and only those >= 2 ln(2/delta)/(epsilon n) + 1/n are released.
+(epsilon, delta)-DP under replace-one, item level (EpsilonDeltaDpEvent)."""
+    @staticmethod
+    def calibrate(epsilon: float, delta: float, noise: str = ...) -> StableHistogram:
+        """The histogram at (epsilon, delta); noise 'laplace' (frequencies) or 'discrete_laplace' (integer counts: float-safe)."""
+    @property
+    def epsilon(self) -> float:
+        """epsilon of the release."""
+    @property
+    def delta(self) -> float:
+        """delta of the release."""
+    def noise_scale(self, n: int) -> float:
+        """Laplace scale 2/(epsilon n) on the frequencies."""
+    def threshold(self, n: int) -> float:
+        """Release threshold 2 ln(2/delta)/(epsilon n) + 1/n."""
+    @property
+    def event(self) -> Any:
+        """EpsilonDeltaDpEvent(epsilon, delta)."""
+    @overload
+    def release(self, x: npt.ArrayLike, rng: Philox, width: float = ..., origin: float = ...) -> SparseHistogram: ...
+    @overload
+    def release(self, x: npt.ArrayLike, rng: OsRandom, width: float = ..., origin: float = ...) -> SparseHistogram: ...
+    @overload
+    def release_bins(self, keys: npt.ArrayLike, rng: Philox) -> SparseHistogram: ...
+    @overload
+    def release_bins(self, keys: npt.ArrayLike, rng: OsRandom) -> SparseHistogram: ...
+
+class LocalHistogram:
+    """Local randomized-response histogram over `bins` bins (Roth & Avella-Medina 2025, Algorithm 7):
+each user one-hot encodes its bin (-1: none) and flips every bit by binary randomized response
+at epsilon/2; epsilon-LDP per user (PureDpEvent). The server debiases the bit averages."""
+    @staticmethod
+    def calibrate(epsilon: float, bins: int) -> LocalHistogram:
+        """The protocol at total epsilon per user over bins >= 1 bins."""
+    @property
+    def epsilon(self) -> float:
+        """Total epsilon per user."""
+    @property
+    def bins(self) -> int:
+        """Number of bins."""
+    @property
+    def keep_probability(self) -> float:
+        """Per-bit keep probability as run (T / 2^64 <= e^(eps/2)/(1 + e^(eps/2)))."""
+    def estimate(self, ones: npt.ArrayLike, n: int) -> npt.NDArray[numpy.float64]:
+        """Debiased frequencies (mean_k - (1 - pi)) / (2 pi - 1) from the per-bin counts of ones."""
+    def estimator_variance(self, p: float, n: int) -> float:
+        """Variance of one debiased frequency with true frequency p over n users."""
+    @property
+    def event(self) -> Any:
+        """PureDpEvent(epsilon) per user."""
+    @overload
+    def report_counts(self, bins_of_users: npt.ArrayLike, rng: Philox) -> npt.NDArray[numpy.uint64]: ...
+    @overload
+    def report_counts(self, bins_of_users: npt.ArrayLike, rng: OsRandom) -> npt.NDArray[numpy.uint64]: ...

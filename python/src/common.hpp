@@ -100,6 +100,7 @@ void init_errors(py::module_& m);
 void init_core(py::module_& m);
 void init_events(py::module_& m);
 void init_mechanisms(py::module_& m);
+void init_histograms(py::module_& m);
 void init_data(py::module_& m);
 void init_data_registry(py::module_& m);
 void init_accounting(py::module_& m);

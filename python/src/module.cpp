@@ -9,6 +9,7 @@ PYBIND11_MODULE(_dpx, m) {
   dp::init_events(m);
   auto mech = m.def_submodule("mechanisms", "Noise-adding mechanisms (dpx::mechanisms).");
   dp::init_mechanisms(mech);
+  dp::init_histograms(mech);
   auto data = m.def_submodule("data", "Dataset generators (dpx::data).");
   dp::init_data(data);
   dp::init_data_registry(data);

@@ -93,7 +93,7 @@ penalty_spec penalty_argument(py::handle penalty, double lam, std::optional<doub
 
 namespace {
 
-penalty_spec make(penalty_spec::variant v, std::string name) { return {std::move(v), name}; }
+penalty_spec make(penalty_spec::variant v, std::string name) { return {v, std::move(name)}; }
 std::string num(double x) { return core::format_double(x); }
 
 void bind_penalty(py::module_& m) {
