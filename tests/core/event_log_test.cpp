@@ -3,10 +3,14 @@
 //  * size() counts releases, operator[] and iteration give the i-th release in order, exactly as
 //    the plain list of releases (compared with a std::vector built alongside);
 //  * append(e, k) equals k push_back(e); append with k <= 0 does nothing.
+//  * merge(e, k) (the accountants' order-free log) adds to the run holding an identical event
+//    anywhere: alternating events give one run each, counts add up, size() and operator[]
+//    stay consistent with the runs; merge with k <= 0 throws.
 #include <gtest/gtest.h>
 
 #include <vector>
 
+#include "dpx/core/error.hpp"
 #include "dpx/core/privacy.hpp"
 
 namespace dpx::core {
@@ -57,6 +61,27 @@ TEST(EventLog, AppendEqualsRepeatedPushBack) {
   EXPECT_EQ(a.size(), 1000000u);
   EXPECT_EQ(a.runs().size(), 1u);
   EXPECT_TRUE(std::get<gaussian_event>(a[999999]) == gaussian_event{3.0});
+}
+
+TEST(EventLog, MergeKeepsOneRunPerDistinctEvent) {
+  event_log log;
+  for (int i = 0; i < 1000; ++i) {
+    log.merge(laplace_event{2.0}, 1);
+    log.merge(gaussian_event{1.5}, 2);
+  }
+  log.merge(discrete_pair_event{{0.5, 0.5}, {0.4, 0.6}}, 3);
+  log.merge(laplace_event{2.0}, 5);
+  ASSERT_EQ(log.runs().size(), 3u);
+  EXPECT_EQ(log.runs()[0].count, 1005);
+  EXPECT_EQ(log.runs()[1].count, 2000);
+  EXPECT_EQ(log.runs()[2].count, 3);
+  EXPECT_EQ(log.size(), 3008u);
+  // operator[] follows the runs: first 1005 Laplace, then 2000 Gaussian, then the pair.
+  EXPECT_TRUE(log[1004] == privacy_event{laplace_event{2.0}});
+  EXPECT_TRUE(log[1005] == privacy_event{gaussian_event{1.5}});
+  EXPECT_TRUE(log[3004] == privacy_event{gaussian_event{1.5}});
+  EXPECT_TRUE(log[3005] == (privacy_event{discrete_pair_event{{0.5, 0.5}, {0.4, 0.6}}}));
+  EXPECT_THROW(log.merge(laplace_event{2.0}, 0), invalid_argument_error);
 }
 
 }  // namespace

@@ -11,47 +11,14 @@
 #include "dpx/accounting/seeds.hpp"
 #include "dpx/accounting/zcdp.hpp"
 #include "dpx/core/error.hpp"
+#include "dpx/core/roots.hpp"
 
 namespace dpx::accounting {
 
 namespace {
 constexpr double inf = std::numeric_limits<double>::infinity();
 
-/// Smallest x in [lo, hi] with f(x) <= target for f non-increasing and continuous, given
-/// f(lo) > target >= f(hi). Illinois (modified regula falsi) on log f with bisection safeguard;
-/// stops when f(hi) is within rel_tol of the target (or the bracket is tiny) and returns hi,
-/// which always satisfies f(hi) <= target.
-template <class F>
-double smallest_feasible(F f, double lo, double hi, double target, double rel_tol = 1e-9) {
-  const double lt = std::log(target);
-  auto g = [&](double x) { return std::log(f(x)) - lt; };  // > 0 infeasible, <= 0 feasible
-  double glo = g(lo), ghi = g(hi);
-  int side = 0;
-  for (int it = 0; it < 200; ++it) {
-    if (ghi >= -rel_tol || hi - lo <= 1e-13 * hi) break;
-    double x;
-    if (std::isfinite(glo) && std::isfinite(ghi) && glo != ghi && it % 4 != 3) {
-      x = hi - ghi * (hi - lo) / (ghi - glo);
-      const double w = hi - lo;
-      x = std::clamp(x, lo + 1e-3 * w, hi - 1e-3 * w);
-    } else {
-      x = 0.5 * (lo + hi);
-    }
-    const double gx = g(x);
-    if (gx <= 0.0) {
-      hi = x;
-      ghi = gx;
-      if (side == -1) glo *= 0.5;
-      side = -1;
-    } else {
-      lo = x;
-      glo = gx;
-      if (side == 1) ghi *= 0.5;
-      side = 1;
-    }
-  }
-  return hi;
-}
+using core::smallest_feasible;
 
 /// Per-step (eps0, delta0) of the (subsampled) Gaussian mechanism.
 epsilon_delta gaussian_step(double s, double q, double delta0) {
@@ -77,26 +44,9 @@ double best_split(R rule) {
     }
   }
   // golden-section refinement around the best grid point
-  double a = std::max(1e-6, best_f - 1.0 / 20.0), b = std::min(1.0 - 1e-6, best_f + 1.0 / 20.0);
-  const double gr = 0.5 * (std::sqrt(5.0) - 1.0);
-  double c = b - gr * (b - a), d = a + gr * (b - a);
-  double fc = rule(c), fd = rule(d);
-  for (int it = 0; it < 30; ++it) {
-    if (fc < fd) {
-      b = d;
-      d = c;
-      fd = fc;
-      c = b - gr * (b - a);
-      fc = rule(c);
-    } else {
-      a = c;
-      c = d;
-      fc = fd;
-      d = a + gr * (b - a);
-      fd = rule(d);
-    }
-  }
-  return std::min({best, fc, fd});
+  const double a = std::max(1e-6, best_f - 1.0 / 20.0);
+  const double b = std::min(1.0 - 1e-6, best_f + 1.0 / 20.0);
+  return std::min(best, core::minimize_golden(rule, a, b, 30));
 }
 
 void check_common(const char* fn, double s, std::int64_t steps, double delta) {
@@ -106,33 +56,10 @@ void check_common(const char* fn, double s, std::int64_t steps, double delta) {
 }
 }  // namespace
 
-std::string to_string(method m) {
-  switch (m) {
-    case method::basic:
-      return "basic";
-    case method::advanced:
-      return "advanced";
-    case method::kov:
-      return "kov";
-    case method::rdp:
-      return "rdp";
-    case method::zcdp:
-      return "zcdp";
-    case method::pld:
-      return "pld";
-  }
-  return "?";
-}
-
 method parse_method(const std::string& s) {
-  if (s == "basic") return method::basic;
-  if (s == "advanced") return method::advanced;
-  if (s == "kov") return method::kov;
-  if (s == "rdp") return method::rdp;
-  if (s == "zcdp") return method::zcdp;
-  if (s == "pld") return method::pld;
-  core::throw_invalid(
-      "parse_method", "method", s, "must be basic, advanced, kov, rdp, zcdp or pld");
+  using m = method;
+  return core::parse_composition_rule(
+      s, {m::basic, m::advanced, m::kov, m::rdp, m::zcdp, m::pld}, "parse_method", "method");
 }
 
 double account_gaussian(
@@ -192,8 +119,10 @@ double account_gaussian(
       acc.compose(core::subsampled_gaussian_event{q, s}, steps);
       return acc.epsilon(delta);
     }
+    default:
+      core::throw_invalid(
+          fn, "method", to_string(m), "must be basic, advanced, kov, rdp, zcdp or pld");
   }
-  return inf;
 }
 
 double account_laplace(method m, double noise_multiplier, std::int64_t steps, double delta) {
@@ -202,9 +131,10 @@ double account_laplace(method m, double noise_multiplier, std::int64_t steps, do
   const double b = noise_multiplier, t = static_cast<double>(steps);
   switch (m) {
     case method::basic:
-      return t / b;
+      return core::divide_up(t, b);
     case method::advanced:
-      return std::min(t / b, advanced_composition(1.0 / b, 0.0, steps, delta).epsilon);
+      return std::min(core::divide_up(t, b),
+                      advanced_composition(1.0 / b, 0.0, steps, delta).epsilon);
     case method::kov:
       return kov_optimal_epsilon(1.0 / b, 0.0, steps, delta);
     case method::rdp:
@@ -214,8 +144,10 @@ double account_laplace(method m, double noise_multiplier, std::int64_t steps, do
       acc->compose(core::laplace_event{b}, steps);
       return acc->epsilon(delta);
     }
+    default:
+      core::throw_invalid(
+          fn, "method", to_string(m), "must be basic, advanced, kov, rdp, zcdp or pld");
   }
-  return inf;
 }
 
 namespace {
@@ -311,6 +243,7 @@ dp_sgd_schedule dp_sgd_schedule_of(std::int64_t dataset_size,
 }
 
 std::unique_ptr<accountant> make_accountant(method m, double epsilon_error) {
+  const char* fn = "make_accountant";
   switch (m) {
     case method::basic:
       return std::make_unique<approx_dp_accountant>(composition_rule::basic);
@@ -327,8 +260,10 @@ std::unique_ptr<accountant> make_accountant(method m, double epsilon_error) {
       o.epsilon_error = epsilon_error;
       return std::make_unique<pld_accountant>(o);
     }
+    default:
+      core::throw_invalid(
+          fn, "method", to_string(m), "must be basic, advanced, kov, rdp, zcdp or pld");
   }
-  return nullptr;
 }
 
 gaussian_calibration parse_gaussian_calibration(const std::string& s) {
@@ -401,11 +336,9 @@ double calibrate_gaussian(gaussian_calibration m,
 }
 
 laplace_method parse_laplace_method(const std::string& s) {
-  if (s == "basic") return laplace_method::basic;
-  if (s == "advanced") return laplace_method::advanced;
-  if (s == "kov") return laplace_method::kov;
-  if (s == "pld") return laplace_method::pld;
-  core::throw_invalid("parse_laplace_method", "method", s, "must be basic, advanced, kov or pld");
+  using m = laplace_method;
+  return core::parse_composition_rule(
+      s, {m::basic, m::advanced, m::kov, m::pld}, "parse_laplace_method", "method");
 }
 
 double calibrate_laplace(double epsilon, double delta, std::int64_t steps, laplace_method m) {
@@ -415,10 +348,10 @@ double calibrate_laplace(double epsilon, double delta, std::int64_t steps, lapla
   if (m != laplace_method::basic) core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
   const double t = static_cast<double>(steps);
   // b = 1/eps0, rounded up so that 1/b <= eps0 still holds.
-  auto up = [](double eps0) { return std::nextafter(1.0 / eps0, inf); };
+  auto up = [](double eps0) { return core::laplace_scale(eps0); };
   switch (m) {
     case laplace_method::basic:
-      return std::nextafter(t / epsilon, inf);
+      return core::divide_up(t, epsilon);
     case laplace_method::advanced:
       return up(std::max(epsilon / t, advanced_per_step_epsilon(epsilon, steps, delta)));
     case laplace_method::kov:
@@ -439,8 +372,9 @@ double calibrate_laplace(double epsilon, double delta, std::int64_t steps, lapla
       }
       return smallest_feasible(f, lo, hi, epsilon);
     }
+    default:
+      core::throw_invalid(fn, "method", to_string(m), "must be basic, advanced, kov or pld");
   }
-  return inf;
 }
 
 }  // namespace dpx::accounting

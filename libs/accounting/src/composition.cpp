@@ -8,12 +8,16 @@
 
 #include "dpx/accounting/subsampling.hpp"
 #include "dpx/core/error.hpp"
+#include "dpx/core/roots.hpp"
 #include "normal.hpp"
 
 namespace dpx::accounting {
 
 namespace {
 constexpr double inf = std::numeric_limits<double>::infinity();
+
+/// Bisection to 1e-15 (absolute below 1, relative above).
+constexpr core::bisect_tolerance tol15{1e-15, 1e-15};
 
 void check_k(const char* fn, std::int64_t k) { core::check_at_least(fn, "k", k, 1); }
 /// The optimal-composition sums take O(sqrt k) terms per evaluation (see kov_log_s).
@@ -29,38 +33,6 @@ void check_kov_k(const char* fn, std::int64_t k) {
 }
 void check_delta0(const char* fn, double d) {
   if (!(d >= 0.0 && d < 1.0)) core::throw_invalid(fn, "delta0", d, "must lie in [0, 1)");
-}
-
-/// Bisection for the largest x in [lo, hi] with ok(x) true, given ok(lo) and !ok(hi); returns
-/// a point where ok holds (safe side).
-template <class F>
-double largest_ok(double lo, double hi, F ok) {
-  for (int it = 0; it < 200 && hi - lo > 1e-15 * std::max(1.0, std::abs(hi)); ++it) {
-    const double mid = 0.5 * (lo + hi);
-    if (ok(mid)) {
-      lo = mid;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
-}
-/// Smallest x in [lo, hi] with ok(x), given !ok(lo) and ok(hi); returns hi side.
-template <class F>
-double smallest_ok(double lo, double hi, F ok) {
-  for (int it = 0; it < 200 && hi - lo > 1e-15 * std::max(1.0, std::abs(hi)); ++it) {
-    const double mid = 0.5 * (lo + hi);
-    if (ok(mid)) {
-      hi = mid;
-    } else {
-      lo = mid;
-    }
-  }
-  return hi;
-}
-
-double drv_epsilon(double eps0, double k, double delta_slack) {
-  return std::sqrt(2.0 * k * std::log(1.0 / delta_slack)) * eps0 + k * eps0 * std::expm1(eps0);
 }
 
 /// eps (e^eps - 1)/(e^eps + 1) = eps tanh(eps/2).
@@ -87,7 +59,7 @@ epsilon_delta basic_per_step(double epsilon, double delta, std::int64_t k) {
   core::check_positive(fn, "epsilon", epsilon);
   if (!(delta >= 0.0 && delta < 1.0)) core::throw_invalid(fn, "delta", delta, "must lie in [0, 1)");
   check_k(fn, k);
-  return {epsilon / static_cast<double>(k), delta / static_cast<double>(k)};
+  return core::split_budget(composition_rule::basic, {epsilon, delta}, k);
 }
 
 epsilon_delta advanced_composition(double epsilon0,
@@ -100,19 +72,8 @@ epsilon_delta advanced_composition(double epsilon0,
   check_k(fn, k);
   core::check_open_interval(fn, "delta_slack", delta_slack, 0.0, 1.0);
   const double kd = static_cast<double>(k);
-  return {drv_epsilon(epsilon0, kd, delta_slack), std::min(1.0, kd * delta0 + delta_slack)};
-}
-
-double advanced_per_step_epsilon(double epsilon, std::int64_t k, double delta_slack) {
-  const char* fn = "advanced_per_step_epsilon";
-  core::check_positive(fn, "epsilon", epsilon);
-  check_k(fn, k);
-  core::check_open_interval(fn, "delta_slack", delta_slack, 0.0, 1.0);
-  const double kd = static_cast<double>(k);
-  const double hi = epsilon / std::sqrt(2.0 * kd * std::log(1.0 / delta_slack));
-  if (drv_epsilon(hi, kd, delta_slack) <= epsilon) return hi;
-  return largest_ok(
-      0.0, hi, [&](double e0) { return drv_epsilon(e0, kd, delta_slack) <= epsilon; });
+  return {core::advanced_composition_epsilon(epsilon0, k, delta_slack),
+          std::min(1.0, kd * delta0 + delta_slack)};
 }
 
 epsilon_delta kov_composition(std::span<const double> epsilons,
@@ -158,7 +119,7 @@ double kov_per_step_epsilon(double epsilon, std::int64_t k, double delta_slack) 
   const double lo = epsilon / kd;
   const double hi = epsilon / std::min(kd, std::sqrt(2.0 * kd)) * (1.0 + 1e-12);
   if (g(hi) <= epsilon) return hi;
-  return largest_ok(lo, hi, [&](double e0) { return g(e0) <= epsilon; });
+  return core::bisect_largest([&](double e0) { return g(e0) <= epsilon; }, lo, hi, tol15);
 }
 
 namespace {
@@ -248,9 +209,14 @@ double kov_optimal_epsilon(double epsilon0, double delta0, std::int64_t k, doubl
   core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
   const double top = static_cast<double>(k) * epsilon0;
   if (kov_delta_unchecked(epsilon0, delta0, k, top) > delta) return inf;
-  if (kov_delta_unchecked(epsilon0, delta0, k, 0.0) <= delta) return 0.0;
-  return smallest_ok(
-      0.0, top, [&](double e) { return kov_delta_unchecked(epsilon0, delta0, k, e) <= delta; });
+  // Safe side of the double evaluation, as in kov_optimal_per_step_epsilon.
+  const double target = delta * (1.0 - 1e-10);
+  if (kov_delta_unchecked(epsilon0, delta0, k, 0.0) <= target) return 0.0;
+  return core::bisect_smallest(
+      [&](double e) { return kov_delta_unchecked(epsilon0, delta0, k, e) <= target; },
+      0.0,
+      top,
+      tol15);
 }
 
 double kov_optimal_per_step_epsilon(double epsilon, double delta, std::int64_t k, double delta0) {
@@ -263,7 +229,11 @@ double kov_optimal_per_step_epsilon(double epsilon, double delta, std::int64_t k
   if (-std::expm1(kd * std::log1p(-delta0)) > delta) {
     core::throw_invalid(fn, "delta0", delta0, "too large: k-fold composition exceeds delta");
   }
-  auto ok = [&](double e0) { return kov_delta_unchecked(e0, delta0, k, epsilon) <= delta; };
+  // kov_delta_unchecked is a log-sum-exp of lgamma terms in double: its relative error stays
+  // far below 1e-10 for k <= 1e5, so comparing with delta (1 - 1e-10) keeps the answer on the
+  // safe side of the exact optimal delta (tested against 50-digit references).
+  const double target = delta * (1.0 - 1e-10);
+  auto ok = [&](double e0) { return kov_delta_unchecked(e0, delta0, k, epsilon) <= target; };
   double lo = epsilon / kd;  // feasible: S(k eps0) = 0
   double hi = epsilon;
   while (ok(hi)) {
@@ -271,21 +241,16 @@ double kov_optimal_per_step_epsilon(double epsilon, double delta, std::int64_t k
     hi *= 2.0;
     if (hi > 1e6) return lo;
   }
-  return largest_ok(lo, hi, ok);
+  return core::bisect_largest(ok, lo, hi, tol15);
 }
 
 // ---- accountant -----------------------------------------------------------------------------
 
-std::string to_string(composition_rule r) {
-  switch (r) {
-    case composition_rule::basic:
-      return "basic";
-    case composition_rule::advanced:
-      return "advanced";
-    case composition_rule::kov:
-      return "kov";
-  }
-  return "?";
+approx_dp_accountant::approx_dp_accountant(composition_rule rule) : rule_(rule) {
+  if (rule != composition_rule::basic && rule != composition_rule::advanced &&
+      rule != composition_rule::kov)
+    core::throw_invalid(
+        "approx_dp_accountant", "rule", to_string(rule), "must be basic, advanced or kov");
 }
 
 epsilon_delta amplify_poisson(double epsilon, double delta, double q) {
@@ -309,10 +274,9 @@ epsilon_delta amplify_without_replacement(double epsilon,
 }
 
 composition_rule parse_composition_rule(const std::string& s) {
-  if (s == "basic") return composition_rule::basic;
-  if (s == "advanced") return composition_rule::advanced;
-  if (s == "kov") return composition_rule::kov;
-  core::throw_invalid("parse_composition_rule", "rule", s, "must be basic, advanced or kov");
+  using r = composition_rule;
+  return core::parse_composition_rule(
+      s, {r::basic, r::advanced, r::kov}, "parse_composition_rule", "rule");
 }
 
 namespace {
@@ -364,7 +328,7 @@ void approx_dp_accountant::compose(const core::privacy_event& e, std::int64_t co
   const char* fn = "approx_dp_accountant::compose";
   core::check_positive(fn, "epsilon", eps);
   check_delta0(fn, delta);
-  ledger_.add(e, count);
+  ledger_.merge(e, count);
 }
 
 namespace {
@@ -377,7 +341,7 @@ double approx_dp_accountant::epsilon(double delta) const {
   core::check_open_interval("approx_dp_accountant::epsilon", "delta", delta, 0.0, 1.0);
   if (ledger_.empty()) return 0.0;
   sums s;
-  for (const auto& [e, n] : ledger_.entries()) {
+  for (const auto& [e, n] : ledger_.runs()) {
     double eps = 0, d = 0;
     event_eps_delta(e, eps, d);
     const double nd = static_cast<double>(n);
@@ -397,10 +361,10 @@ double approx_dp_accountant::epsilon(double delta) const {
     return std::min(basic, std::sqrt(2.0 * s.sq * std::log(1.0 / slack)) + s.expm);
   }
   // kov (the exact optimum for one kind of event, up to kov_optimal_max_k of them)
-  if (ledger_.entries().size() == 1 && ledger_.entries()[0].second <= kov_optimal_max_k) {
+  if (ledger_.runs().size() == 1 && ledger_.runs()[0].count <= kov_optimal_max_k) {
     double eps = 0, d = 0;
-    event_eps_delta(ledger_.entries()[0].first, eps, d);
-    return kov_optimal_epsilon(eps, d, ledger_.entries()[0].second, delta);
+    event_eps_delta(ledger_.runs()[0].event, eps, d);
+    return kov_optimal_epsilon(eps, d, ledger_.runs()[0].count, delta);
   }
   // 1 - delta = (1 - slack) prod(1 - delta_i)  =>  slack = 1 - (1 - delta) / prod(1 - delta_i)
   const double slack = -std::expm1(std::log1p(-delta) - s.log_keep);
@@ -411,11 +375,11 @@ double approx_dp_accountant::epsilon(double delta) const {
 double approx_dp_accountant::delta(double epsilon) const {
   core::check_nonnegative("approx_dp_accountant::delta", "epsilon", epsilon);
   if (ledger_.empty()) return 0.0;
-  if (rule_ == composition_rule::kov && ledger_.entries().size() == 1 &&
-      ledger_.entries()[0].second <= kov_optimal_max_k) {
+  if (rule_ == composition_rule::kov && ledger_.runs().size() == 1 &&
+      ledger_.runs()[0].count <= kov_optimal_max_k) {
     double eps = 0, d = 0;
-    event_eps_delta(ledger_.entries()[0].first, eps, d);
-    return kov_optimal_delta(eps, d, ledger_.entries()[0].second, epsilon);
+    event_eps_delta(ledger_.runs()[0].event, eps, d);
+    return kov_optimal_delta(eps, d, ledger_.runs()[0].count, epsilon);
   }
   // epsilon(delta) is non-increasing: smallest delta with epsilon(delta) <= epsilon, bisected in
   // log(delta) and returned from the safe side.
@@ -424,7 +388,7 @@ double approx_dp_accountant::delta(double epsilon) const {
   if (!ok(hi0)) return 1.0;
   double lo = -700.0;
   if (ok(lo)) return std::exp(lo);
-  return std::exp(smallest_ok(lo, hi0, ok));
+  return std::exp(core::bisect_smallest(ok, lo, hi0, tol15));
 }
 
 }  // namespace dpx::accounting

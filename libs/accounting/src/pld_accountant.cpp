@@ -103,7 +103,7 @@ void pld_accountant::compose(const core::privacy_event& e, std::int64_t count) {
           },
           [](const auto&) {}},
       e);
-  ledger_.add(e, count);
+  ledger_.merge(e, count);
   built_ = false;
 }
 
@@ -114,7 +114,7 @@ double pld_accountant::initial_grid() const {
   // ~ (h^2 / 6) / mean variance in the composed loss (and in epsilon). Aim at 1/8 of the target
   // (the optimistic side is a few times looser than the pessimistic one).
   double var = 0.0, count = 0.0;
-  for (const auto& [e, n] : ledger_.entries()) {
+  for (const auto& [e, n] : ledger_.runs()) {
     const double w = options_.gaussian_fast_path && std::holds_alternative<core::gaussian_event>(e)
                          ? 1.0
                          : static_cast<double>(n);
@@ -137,7 +137,7 @@ void pld_accountant::build(double h, bool extended) const {
   for (const pld_bound bound : {pld_bound::pessimistic, pld_bound::optimistic}) {
     std::shared_ptr<const privacy_loss_distribution> composed;
     double inv_var = 0.0;  // sum count / sigma^2 over Gaussian events (fast path)
-    for (const auto& [e, n] : ledger_.entries()) {
+    for (const auto& [e, n] : ledger_.runs()) {
       if (options_.gaussian_fast_path) {
         if (const auto* g = std::get_if<core::gaussian_event>(&e)) {
           inv_var += static_cast<double>(n) / (g->noise_multiplier * g->noise_multiplier);
@@ -179,7 +179,7 @@ bool pld_accountant::needs_extended(double delta) const {
   // One-pass self-composition leaves a noise floor of ~count * 2^-52 under the grid points
   // (see circular_power); below delta / 100 it cannot move the answer.
   std::int64_t most = 0;
-  for (const auto& [e, n] : ledger_.entries()) most = std::max(most, n);
+  for (const auto& [e, n] : ledger_.runs()) most = std::max(most, n);
   return static_cast<double>(most) * 0x1p-52 > 1e-2 * delta;
 }
 

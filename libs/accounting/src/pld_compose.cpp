@@ -14,6 +14,7 @@
 
 #include "dpx/accounting/gaussian.hpp"
 #include "dpx/core/error.hpp"
+#include "dpx/core/roots.hpp"
 #include "normal.hpp"
 #include "pld_internal.hpp"
 
@@ -247,28 +248,12 @@ double chernoff_loss(const pld_pmf& a, std::int64_t count, double tau, double si
     }
   }
   if (!std::isfinite(best)) return best;
-  double lo = best_ll - std::log(2.0), hi = best_ll + std::log(2.0);
-  const double gr = 0.5 * (std::sqrt(5.0) - 1.0);
-  double c = hi - gr * (hi - lo), d = lo + gr * (hi - lo);
-  double fc = bound(c), fd = bound(d);
-  for (int it = 0; it < 20; ++it) {
-    if (better(fc, fd)) {
-      hi = d;
-      d = c;
-      fd = fc;
-      c = hi - gr * (hi - lo);
-      fc = bound(c);
-    } else {
-      lo = c;
-      c = d;
-      fc = fd;
-      d = lo + gr * (hi - lo);
-      fd = bound(d);
-    }
-  }
-  for (double v : {fc, fd}) {
-    if (better(v, best)) best = v;
-  }
+  // Golden section minimises sign * bound (the same steps for either sign).
+  const double g = core::minimize_golden([&](double ll) { return sign * bound(ll); },
+                                         best_ll - std::log(2.0),
+                                         best_ll + std::log(2.0),
+                                         20);
+  if (better(sign * g, best)) best = sign * g;
   return best;
 }
 

@@ -292,20 +292,20 @@ void rdp_accountant::compose(const core::privacy_event& e, std::int64_t count) {
   if (!supports(e)) throw unsupported_event_error("rdp", core::event_name(e));
   // Validate now (cheap: one order) so bad parameters fail at compose time.
   (void)event_rdp(e, 2.0);
-  ledger_.add(e, count);
+  ledger_.merge(e, count);
 }
 
 std::vector<double> rdp_accountant::rdp() const {
-  const auto& entries = ledger_.entries();
+  const auto& entries = ledger_.runs();
   while (per_event_.size() < entries.size()) {
-    const auto& e = entries[per_event_.size()].first;
+    const auto& e = entries[per_event_.size()].event;
     std::vector<double> r(options_.orders.size());
     for (std::size_t i = 0; i < r.size(); ++i) r[i] = event_rdp(e, options_.orders[i]);
     per_event_.push_back(std::move(r));
   }
   std::vector<double> total(options_.orders.size(), 0.0);
   for (std::size_t j = 0; j < entries.size(); ++j) {
-    const double n = static_cast<double>(entries[j].second);
+    const double n = static_cast<double>(entries[j].count);
     for (std::size_t i = 0; i < total.size(); ++i) total[i] += n * per_event_[j][i];
   }
   return total;

@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "dpx/core/error.hpp"
+#include "dpx/core/roots.hpp"
 
 namespace dpx::accounting {
 
@@ -78,15 +79,7 @@ double zcdp_epsilon(double rho, double delta) {
   if (ok(lo)) return 0.0;
   double hi = zcdp_epsilon_bun_steinke(rho, delta);  // always valid, so feasible
   if (!ok(hi)) return hi;
-  for (int it = 0; it < 200 && hi - lo > 1e-15 * hi; ++it) {
-    const double mid = 0.5 * (lo + hi);
-    if (ok(mid)) {
-      hi = mid;
-    } else {
-      lo = mid;
-    }
-  }
-  return hi;
+  return core::bisect_smallest(ok, lo, hi, {0.0, 1e-15});
 }
 
 namespace {

@@ -34,16 +34,6 @@ constexpr std::size_t kQuantileHalf = 50;
 // Coordinates of winsorized_mean_hd / points of priestley_chao_grid.
 constexpr std::size_t kComposedReleases = 4;
 
-// Bun & Steinke 2016, Prop. 1.3: rho-zCDP => (rho + 2 sqrt(rho ln(1/delta)), delta)-DP.
-// The audit claims the Bun & Steinke 2016 Prop. 1.3 conversion (one home:
-// accounting/zcdp.hpp); the tighter numerical conversion is accounting::zcdp_epsilon.
-double zcdp_epsilon(double rho, double delta) {
-  return accounting::zcdp_epsilon_bun_steinke(rho, delta);
-}
-double zcdp_rho_for(double epsilon, double delta) {
-  return accounting::zcdp_rho_bun_steinke(epsilon, delta);
-}
-
 std::int64_t integer_sensitivity(double s) {
   if (s != std::floor(s) || s < 1 || s > 0x1p52)
     core::throw_invalid(kMech, "sensitivity", s, "must be a positive integer for this mechanism");
@@ -168,9 +158,12 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
     double sigma = 0, claimed = 0;
     if (spec.noise_multiplier) {
       sigma = *spec.noise_multiplier * sens;
-      claimed = zcdp_epsilon(1 / (2 * *spec.noise_multiplier * *spec.noise_multiplier), spec.delta);
+      // The audit claims the Bun & Steinke 2016 Prop. 1.3 conversion (accounting/zcdp.hpp); the
+      // tighter numerical conversion is accounting::zcdp_epsilon.
+      claimed = accounting::zcdp_epsilon_bun_steinke(
+          accounting::zcdp_gaussian_rho(*spec.noise_multiplier), spec.delta);
     } else {
-      sigma = sens / std::sqrt(2 * zcdp_rho_for(eps, spec.delta));
+      sigma = sens / std::sqrt(2 * accounting::zcdp_rho_bun_steinke(eps, spec.delta));
       claimed = eps;
     }
     const auto run = mechanisms::discrete_gaussian::from_sigma(sigma * half, sens);
@@ -261,7 +254,7 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
                   options);
   }
   if (m == "float_safe_gaussian") {
-    const double sigma = sens / std::sqrt(2 * zcdp_rho_for(eps, spec.delta));
+    const double sigma = sens / std::sqrt(2 * accounting::zcdp_rho_bun_steinke(eps, spec.delta));
     const auto run = mechanisms::float_safe_gaussian::from_sigma(sigma * half, sens);
     return finish(float_safe_gaussian_pair(run, trials, g),
                   eps,

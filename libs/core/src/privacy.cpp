@@ -1,5 +1,7 @@
 #include "dpx/core/privacy.hpp"
 
+#include "dpx/core/error.hpp"
+
 namespace dpx::core {
 
 std::string to_string(neighbouring n) {
@@ -7,6 +9,20 @@ std::string to_string(neighbouring n) {
 }
 
 std::string to_string(privacy_unit u) { return u == privacy_unit::item ? "item" : "user"; }
+
+void event_log::merge(const privacy_event& e, std::int64_t count) {
+  check_at_least("event_log::merge", "count", count, 1);
+  for (std::size_t r = 0; r < runs_.size(); ++r) {
+    if (runs_[r].event == e) {
+      runs_[r].count += count;
+      for (std::size_t j = r + 1; j < starts_.size(); ++j)
+        starts_[j] += static_cast<std::size_t>(count);
+      size_ += static_cast<std::size_t>(count);
+      return;
+    }
+  }
+  append(e, count);
+}
 
 namespace {
 template <class... F>

@@ -8,18 +8,6 @@ namespace dpx::estimators {
 
 std::string to_string(trust_model m) { return m == trust_model::central ? "central" : "local"; }
 
-std::string to_string(composition c) {
-  switch (c) {
-    case composition::single:
-      return "single";
-    case composition::basic:
-      return "basic";
-    case composition::advanced:
-      return "advanced";
-  }
-  return "unknown";
-}
-
 interval_rule interval_rule::paper(double tau) {
   core::check_positive("interval_rule::paper", "tau", tau);
   return {tau, 3.0 * tau};
@@ -58,13 +46,21 @@ coordinate_budget split_budget(double epsilon,
   core::check_positive(fn, "epsilon", epsilon);
   if (!(delta >= 0.0 && delta < 1.0)) core::throw_invalid(fn, "delta", delta, "must be in [0, 1)");
   if (d == 0) core::throw_invalid(fn, "d", "0", "must be >= 1");
-  const double dd = static_cast<double>(d);
   if (d == 1) return {epsilon, delta, composition::single, epsilon, delta};
-  const coordinate_budget basic{epsilon / dd, delta / dd, composition::basic, epsilon, delta};
+  // The per-coordinate numbers come from core::split_budget (one home for the splits of the
+  // solvers and the estimators); S1 Thm 2.4 is the simplified advanced form (Dwork & Roth 2014,
+  // Cor 3.21).
+  const auto k = static_cast<std::int64_t>(d);
+  const auto b = core::split_budget(composition::basic, {epsilon, delta}, k);
+  const coordinate_budget basic{b.epsilon, b.delta, composition::basic, epsilon, delta};
   const bool advanced_ok = epsilon < 1.0 && composition_slack > 0.0 && composition_slack < 1.0;
   auto advanced = [&]() -> coordinate_budget {
-    const double e = epsilon / std::sqrt(8.0 * dd * std::log(1.0 / composition_slack));
-    return {e, delta / dd, composition::advanced, epsilon, delta + composition_slack};
+    const auto a = core::split_budget(composition::advanced,
+                                      {epsilon, delta},
+                                      k,
+                                      composition_slack,
+                                      core::advanced_form::simplified);
+    return {a.epsilon, a.delta, composition::advanced, epsilon, delta + composition_slack};
   };
   switch (choice) {
     case composition_choice::basic:

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "dpx/core/privacy_curves.hpp"
+
 namespace dpx::mechanisms {
 
 l2_laplace l2_laplace::calibrate(double epsilon,
@@ -12,10 +14,8 @@ l2_laplace l2_laplace::calibrate(double epsilon,
   core::check_positive(fn, "epsilon", epsilon);
   core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
   core::check_positive(fn, "l2_sensitivity", l2_sensitivity);
-  const double c = std::sqrt(2.0 * std::log(1.0 / delta));
-  // Positive root of x^2/2 + c x - eps = 0, in the cancellation-free form.
-  const double x = 2.0 * epsilon / (c + std::sqrt(c * c + 2.0 * epsilon));
-  const double b = l2_sensitivity / x;
+  // The smallest b meeting the bound (*) (one home: dpx/core/privacy_curves.hpp).
+  const double b = core::l2_laplace_scale(epsilon, delta, l2_sensitivity);
   // The scale is stored as a noise of "sensitivity" Delta_2 so laplace::event() is not used.
   return l2_laplace(
       laplace::from_scale(b, l2_sensitivity, relation), epsilon, delta, l2_sensitivity);
@@ -26,8 +26,7 @@ double l2_laplace::epsilon_bound(double scale, double delta, double l2_sensitivi
   core::check_positive(fn, "scale", scale);
   core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
   core::check_positive(fn, "l2_sensitivity", l2_sensitivity);
-  const double x = l2_sensitivity / scale;
-  return x * x / 2.0 + x * std::sqrt(2.0 * std::log(1.0 / delta));
+  return core::l2_laplace_epsilon(scale, delta, l2_sensitivity);
 }
 
 double l2_laplace::epsilon_heterogeneous(std::span<const double> difference,

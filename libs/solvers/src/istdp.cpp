@@ -71,8 +71,9 @@ double istdp_sigma(const istdp_options& o, std::size_t n) {
     case noise_calibration::paper:
       return istdp_theorem_3_3(o.epsilon, o.delta, o.iterations, istdp_sensitivity(o, n)).sigma;
     case noise_calibration::tight:
-      return istdp_sensitivity(o, n) *
-             gaussian_tight_multiplier(o.epsilon, o.delta, o.iterations - 1);
+      // Rounded up: sigma / sensitivity (the events' multiplier) stays >= the calibrated one.
+      return core::multiply_up(istdp_sensitivity(o, n),
+                               gaussian_tight_multiplier(o.epsilon, o.delta, o.iterations - 1));
   }
   return 0;
 }

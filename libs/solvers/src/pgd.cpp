@@ -90,7 +90,9 @@ pgd_calibration pgd_calibrate(const pgd_options& o, std::size_t n, std::size_t d
     case pgd_noise::gaussian:
       c.noise_scale =
           fixed ? o.noise_scale
-                : c.sensitivity * gaussian_tight_multiplier(o.epsilon, o.delta, o.iterations);
+                // Rounded up: the events' sigma / sensitivity stays >= the calibrated multiplier.
+                : core::multiply_up(c.sensitivity,
+                                    gaussian_tight_multiplier(o.epsilon, o.delta, o.iterations));
       break;
   }
   return c;

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
-/// The accountant interface shared by every accounting method, and the event ledger that
-/// merges repeated identical events.
+/// The accountant interface shared by every accounting method. Accountants keep the events they
+/// composed in a core::event_log built with merge() (repeated identical events are one run).
 ///
 /// An accountant consumes privacy events (dpx/core/privacy.hpp, emitted by dpx::mechanisms and
 /// the solvers) and answers "what (epsilon, delta) does the composition satisfy?". All
@@ -12,43 +12,20 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "dpx/core/privacy.hpp"
+#include "dpx/core/privacy_curves.hpp"
 
 namespace dpx::accounting {
 
-/// An (epsilon, delta) pair.
-struct epsilon_delta {
-  double epsilon = 0.0;  ///< privacy-loss bound, >= 0 (may be +inf)
-  double delta = 0.0;    ///< failure probability, in [0, 1]
-};
+/// An (epsilon, delta) pair: dpx's one (epsilon, delta) type (dpx/core/privacy_curves.hpp).
+using core::epsilon_delta;
 
 /// Thrown by accountant::compose for an event the accountant cannot interpret.
 /// Derives from std::invalid_argument (the dpx tool reports it as a usage error, exit 2).
 class unsupported_event_error : public std::invalid_argument {
  public:
   unsupported_event_error(const std::string& accountant, const std::string& event);
-};
-
-/// Two events are identical (same kind, bitwise-equal parameters).
-bool same_event(const core::privacy_event& a, const core::privacy_event& b);
-
-/// Run-length list of composed events: compose(e, n) merges with an existing identical event,
-/// so 10^4 single-step compose calls cost one entry (PLD: one self-composition, one FFT pass).
-class event_ledger {
- public:
-  /// Adds `count` (>= 1) copies of `e`, merging with an identical earlier event.
-  void add(const core::privacy_event& e, std::int64_t count);
-  /// Distinct events with their multiplicities, in order of first appearance.
-  const std::vector<std::pair<core::privacy_event, std::int64_t>>& entries() const noexcept {
-    return entries_;
-  }
-  bool empty() const noexcept { return entries_.empty(); }
-
- private:
-  std::vector<std::pair<core::privacy_event, std::int64_t>> entries_;
 };
 
 /// Abstract accountant: compose(event, count) / epsilon(delta) / delta(epsilon).

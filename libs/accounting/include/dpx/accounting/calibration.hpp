@@ -11,19 +11,18 @@
 #include <string>
 
 #include "dpx/accounting/accountant.hpp"
+#include "dpx/core/composition.hpp"
 
 namespace dpx::accounting {
 
-/// Accounting method.
-enum class method {
-  basic,     ///< basic composition of per-step (eps0, delta0)
-  advanced,  ///< Dwork-Rothblum-Vadhan advanced composition (never worse than basic)
-  kov,       ///< Kairouz-Oh-Viswanath optimal composition of per-step (eps0, delta0)
-  rdp,       ///< Renyi DP with the improved conversion
-  zcdp,      ///< zero-concentrated DP with the numerical (CKS) conversion
-  pld,       ///< pessimistic privacy loss distribution (tight up to discretisation)
-};
-std::string to_string(method m);
+/// Accounting method: dpx's one enum of composition rules (dpx/core/composition.hpp), of which
+/// the account_* / make_accountant functions accept basic (basic composition of per-step
+/// (eps0, delta0)), advanced (Dwork-Rothblum-Vadhan, never worse than basic), kov
+/// (Kairouz-Oh-Viswanath optimal composition of per-step (eps0, delta0)), rdp (Renyi DP with
+/// the improved conversion), zcdp (numerical CKS conversion) and pld (pessimistic privacy loss
+/// distribution, tight up to discretisation); other rules are rejected.
+using method = core::composition_rule;
+using core::to_string;
 /// Parses basic | advanced | kov | rdp | zcdp | pld (throws core::invalid_argument_error).
 method parse_method(const std::string& s);
 
@@ -83,8 +82,8 @@ double calibrate_gaussian(gaussian_calibration m,
                           std::int64_t steps = 1,
                           double sampling_rate = 1.0);
 
-/// Laplace calibration methods.
-enum class laplace_method { basic, advanced, kov, pld };
+/// Laplace calibration methods: basic, advanced, kov or pld (of core::composition_rule).
+using laplace_method = core::composition_rule;
 laplace_method parse_laplace_method(const std::string& s);
 
 /// Laplace scale per unit L1 sensitivity so that `steps` releases are (epsilon, delta)-DP

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "dpx/accounting/accountant.hpp"
+#include "dpx/core/composition.hpp"
 
 namespace dpx::accounting {
 
@@ -32,8 +33,9 @@ epsilon_delta advanced_composition(double epsilon0,
                                    std::int64_t k,
                                    double delta_slack);
 /// Inverse: the largest epsilon0 whose k-fold advanced composition with slack delta_slack is
-/// <= epsilon (bisection, returned from the safe side). Monotone, so unique.
-double advanced_per_step_epsilon(double epsilon, std::int64_t k, double delta_slack);
+/// <= epsilon (bisection, returned from the safe side). One home in dpx::core (the solvers use
+/// it too).
+using core::advanced_per_step_epsilon;
 
 // ---- Kairouz-Oh-Viswanath bounds ----------------------------------------------------------
 
@@ -88,14 +90,12 @@ epsilon_delta amplify_without_replacement(double epsilon,
                                           std::int64_t batch,
                                           std::int64_t n);
 
-/// Which approximate-DP rule an approx_dp_accountant applies.
-enum class composition_rule {
-  basic,     ///< sum eps_i, sum delta_i
-  advanced,  ///< DRV (heterogeneous form: sqrt(2 ln(1/d') sum eps_i^2) + sum eps_i(e^eps_i - 1))
-  kov,       ///< KOV Thm 3.5 bound; the exact optimal Thm 3.3 when all events are identical
-             ///< (and at most kov_optimal_max_k of them)
-};
-std::string to_string(composition_rule r);
+/// dpx's one enum of composition rules (dpx/core/composition.hpp). An approx_dp_accountant
+/// applies basic (sum eps_i, sum delta_i), advanced (DRV, heterogeneous form:
+/// sqrt(2 ln(1/d') sum eps_i^2) + sum eps_i(e^eps_i - 1)) or kov (KOV Thm 3.5 bound; the
+/// exact optimal Thm 3.3 when all events are identical, at most kov_optimal_max_k of them).
+using core::composition_rule;
+using core::to_string;
 /// Parses "basic" | "advanced" | "kov"; throws core::invalid_argument_error otherwise.
 composition_rule parse_composition_rule(const std::string& s);
 
@@ -105,7 +105,8 @@ composition_rule parse_composition_rule(const std::string& s);
 /// the RDP, zCDP or PLD accountants).
 class approx_dp_accountant final : public accountant {
  public:
-  explicit approx_dp_accountant(composition_rule rule) : rule_(rule) {}
+  /// rule: basic, advanced or kov (throws core::invalid_argument_error otherwise).
+  explicit approx_dp_accountant(composition_rule rule);
   std::string name() const override { return to_string(rule_); }
   bool supports(const core::privacy_event& e) const override;
   using accountant::compose;  // compose(const core::event_log&)
@@ -116,7 +117,7 @@ class approx_dp_accountant final : public accountant {
 
  private:
   composition_rule rule_;
-  event_ledger ledger_;
+  core::event_log ledger_;  // merged: one run per distinct event
 };
 
 }  // namespace dpx::accounting

@@ -184,7 +184,7 @@ class pld_accountant final : public accountant {
   template <class Query>
   pld_bracket refine(Query q, bool epsilon_query, double delta) const;
   pld_options options_;
-  event_ledger ledger_;
+  core::event_log ledger_;  // merged: one run per distinct event
   mutable bool built_ = false;
   mutable double h_ = 0.0;         // grid of the cached build
   mutable bool extended_ = false;  // whether it used the long-double FFT

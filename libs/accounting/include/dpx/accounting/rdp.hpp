@@ -101,7 +101,7 @@ class rdp_accountant final : public accountant {
 
  private:
   rdp_options options_;
-  event_ledger ledger_;
+  core::event_log ledger_;                              // merged: one run per distinct event
   mutable std::vector<std::vector<double>> per_event_;  // RDP curve of each ledger entry
 };
 

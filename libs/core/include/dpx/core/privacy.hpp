@@ -152,7 +152,8 @@ std::string event_name(const privacy_event& e);
 /// iterative solver that makes T d identical releases (e.g. noisy PGD with per-coordinate noise
 /// and T in the millions) stores one run, not T d events. Reads like a sequence of single
 /// releases (size, operator[], iteration); runs() gives (event, count) pairs for accountants'
-/// compose(event, count).
+/// compose(event, count). dpx's one event log: the accountants keep theirs in it too, built with
+/// merge() (composition does not depend on the order, so each distinct event is one run).
 class event_log {
  public:
   struct run {
@@ -173,6 +174,10 @@ class event_log {
     }
     size_ += static_cast<std::size_t>(count);
   }
+  /// Adds `count` (>= 1, else throws invalid_argument_error) releases of `e` to the run that
+  /// holds an identical event ANYWHERE in the log, or appends a new run: for order-free
+  /// consumers (accountants), so 10^4 alternating events cost two runs, not 10^4.
+  void merge(const privacy_event& e, std::int64_t count);
   /// Number of releases (the sum of the run counts).
   std::size_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }

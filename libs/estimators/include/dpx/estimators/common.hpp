@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "dpx/core/composition.hpp"
 #include "dpx/core/privacy.hpp"
 
 namespace dpx::estimators {
@@ -31,14 +32,13 @@ enum class trust_model {
 /// "central" or "local".
 std::string to_string(trust_model m);
 
-/// How per-coordinate (or per-point) releases were composed.
-enum class composition {
-  single,    ///< one release (d = 1): no composition
-  basic,     ///< d releases at (ε/d, δ/d): (ε, δ) in total (S1 Thm 2.4, basic)
-  advanced,  ///< d releases at (ε/sqrt(8 d ln(1/ρ_c)), δ/d): (ε, δ + ρ_c) (S1 Thm 2.4)
-};
-/// "single", "basic", "advanced".
-std::string to_string(composition c);
+/// How per-coordinate (or per-point) releases were composed, in dpx's one composition-rule
+/// enum (dpx/core/composition.hpp): single (one release, d = 1: no composition), basic (d
+/// releases at (ε/d, δ/d): (ε, δ) in total, S1 Thm 2.4) or advanced (d releases at
+/// (ε/sqrt(8 d ln(1/ρ_c)), δ/d): (ε, δ + ρ_c), S1 Thm 2.4). to_string gives "single", "basic",
+/// "advanced".
+using composition = core::composition_rule;
+using core::to_string;
 
 /// Which composition to use for d > 1 coordinates (or grid points).
 enum class composition_choice {

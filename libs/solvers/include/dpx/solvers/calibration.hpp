@@ -14,6 +14,9 @@
 #include <cstdint>
 #include <string>
 
+#include "dpx/core/composition.hpp"
+#include "dpx/core/privacy_curves.hpp"
+
 namespace dpx::solvers {
 
 /// Where the L2 sensitivity of a released (average) gradient comes from.
@@ -35,7 +38,8 @@ enum class noise_calibration {
 std::string to_string(noise_calibration c);
 noise_calibration parse_noise_calibration(const std::string& s);
 
-/// ISTDP Theorem 3.3 (Yuan & Peng 2023), as published.
+/// ISTDP Theorem 3.3 (Yuan & Peng 2023), as published (dpx::core::istdp_theorem_3_3, the one
+/// home of the formula; the noise is rounded up to the safe side).
 struct istdp_paper_calibration {
   double epsilon_step = 0;  ///< eps_k = min{eps / (2 sqrt(2T log(2/delta))), sqrt(eps/T) / 2}
   double delta_step = 0;    ///< delta_k = delta / (2T)
@@ -49,20 +53,22 @@ istdp_paper_calibration istdp_theorem_3_3(double epsilon,
                                           double sensitivity);
 
 /// Smallest Gaussian noise multiplier m = sigma / Delta_2 such that `releases` adaptive
-/// Gaussian releases are (epsilon, delta)-DP (exact; see the file comment).
+/// Gaussian releases are (epsilon, delta)-DP (exact; see the file comment):
+/// core::calibrate_gaussian_analytic(epsilon, delta, releases), safe side included.
 double gaussian_tight_multiplier(double epsilon, double delta, std::int64_t releases);
 
 /// Inverse of advanced composition (Dwork, Rothblum & Vadhan 2010, Thm. III.3; Dwork & Roth
 /// 2014, Thm. 3.20): the largest eps0 with sqrt(2k ln(1/delta_slack)) eps0 + k eps0 (e^eps0 - 1)
-/// <= epsilon (bisection; the returned value satisfies the inequality).
+/// <= epsilon (core::advanced_per_step_epsilon: bisection, the returned value satisfies the
+/// inequality).
 double drv_per_step_epsilon(double epsilon, std::int64_t k, double delta_slack);
 
-/// Rule splitting a budget over the releases of noisy PGD with Laplace noise.
-enum class laplace_composition {
-  basic,     ///< eps0 = eps / k (pure DP; delta unused)
-  advanced,  ///< DRV with delta0 = 0 and slack delta (per-coordinate), see drv_per_step_epsilon
-};
-std::string to_string(laplace_composition r);
+/// Rule splitting a budget over the releases of noisy PGD with Laplace noise: basic
+/// (eps0 = eps / k, pure DP, delta unused) or advanced (DRV with delta0 = 0 and slack delta
+/// per coordinate, see drv_per_step_epsilon), of dpx's one composition-rule enum.
+using laplace_composition = core::composition_rule;
+using core::to_string;
+/// Parses basic | advanced.
 laplace_composition parse_laplace_composition(const std::string& s);
 
 /// Per-coordinate Laplace for noisy PGD (docs/theory/noisy-pgd.md): k = iterations *
@@ -83,11 +89,9 @@ double laplace_per_coordinate_scale(double epsilon,
 double laplace_l2_scale(double epsilon, double delta, double l2_sensitivity);
 
 /// Per-iteration (epsilon, delta) of noisy PGD with L2-calibrated Laplace over T iterations:
-/// basic: (eps/T, delta/T); advanced: DRV with slack delta/2, delta_it = delta / (2T).
-struct per_iteration_budget {
-  double epsilon = 0;
-  double delta = 0;
-};
+/// basic: (eps/T, delta/T); advanced: DRV with slack delta/2, delta_it = delta / (2T)
+/// (core::split_budget).
+using per_iteration_budget = core::epsilon_delta;
 per_iteration_budget split_budget(double epsilon,
                                   double delta,
                                   std::int64_t iterations,

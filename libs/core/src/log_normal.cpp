@@ -1,8 +1,8 @@
-#include "normal.hpp"
+#include "dpx/core/detail/log_normal.hpp"
 
 #include <boost/math/special_functions/erf.hpp>
 
-namespace dpx::accounting::detail {
+namespace dpx::core::detail {
 
 namespace {
 constexpr double sqrt_half = 0.70710678118654752440;
@@ -63,4 +63,4 @@ double log_gaussian_hockey_stick(double epsilon, double mu) {
   return d > 0.0 ? std::log(d) : -inf;
 }
 
-}  // namespace dpx::accounting::detail
+}  // namespace dpx::core::detail
