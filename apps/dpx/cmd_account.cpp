@@ -42,6 +42,7 @@
 #include "dpx/accounting/calibration.hpp"
 #include "dpx/accounting/pld.hpp"
 #include "dpx/core/error.hpp"
+#include "json_output.hpp"
 #include "strict.hpp"
 
 // Named per command so that the unity build (apps/dpx/CMakeLists.txt) keeps each file's
@@ -234,7 +235,7 @@ int run_events(const account_options& o) {
   } else {
     j["results"] = results;
   }
-  dpx::cli::print_json(j);
+  dpx::cli::emit_json(j);
   return dpx::cli::exit_ok;
 }
 
@@ -426,7 +427,7 @@ int run_account(account_options o) {
       fill(j, results.front());
     }
   }
-  dpx::cli::print_json(j);
+  dpx::cli::emit_json(j);
   return dpx::cli::exit_ok;
 }
 
@@ -435,6 +436,7 @@ const bool registered = dpx::cli::register_command(
     "Epsilon of T Gaussian (optionally Poisson-subsampled) or Laplace releases",
     [](CLI::App& sub) {
       auto o = std::make_shared<account_options>();
+      dpx::cli::add_pretty_flag(sub);
       sub.add_option("--mechanism", o->mechanism, "gaussian | laplace");
       auto* events = sub.add_option(
           "--events", o->events, "JSON file of events with counts (heterogeneous composition)");

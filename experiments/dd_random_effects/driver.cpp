@@ -90,8 +90,10 @@ metrics run(const cell_context& c) {
   const data::panel y = model.sample(gd);
   auto g = c.stream(rng::purpose::noise);
   const estimators::panel_view view{y.values(), n, T, 1};
-  const auto r =
-      estimators::random_effects_mean(view, {eps, delta, estimators::interval_rule::paper(tau)}, g);
+  const auto r = estimators::random_effects_mean(
+      view,
+      {eps, delta, estimators::interval_rule::paper(tau), mechanisms::noise_kind::research_grade},
+      g);
   const double e = r.estimate - mu;
   const double gm = dd::mean_of(y.values()) - mu;
   const double oracle = grand_var + 2.0 * r.noise_scale * r.noise_scale;

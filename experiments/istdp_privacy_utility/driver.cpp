@@ -105,6 +105,7 @@ metrics run(const cell_context& ctx) {
     theta = ref.x;
   } else if (method.rfind("istdp_", 0) == 0) {
     solvers::istdp_options o;
+    o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
     o.iterations = T;
     o.variant = method.find("published") != std::string::npos ? solvers::istdp_variant::as_published
                                                               : solvers::istdp_variant::strict;
@@ -129,6 +130,7 @@ metrics run(const cell_context& ctx) {
     sigma = r.noise_scale;
   } else if (method == "noisy_pgd_l1") {
     solvers::pgd_options o;
+    o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
     o.iterations = T;
     o.step_size = 1.0 / ls;
     o.output = solvers::iterate_output::last;
@@ -145,6 +147,7 @@ metrics run(const cell_context& ctx) {
     sigma = r.noise_scale;
   } else if (method == "dp_sgd") {
     solvers::dp_sgd_options o;
+    o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
     o.iterations = p.get_int("sgd_steps");
     o.sampling_rate = p.get_double("sampling_rate");
     o.step_size = 1.0 / ls;

@@ -10,6 +10,7 @@
 #include "dpx/estimators/central.hpp"
 #include "dpx/estimators/common.hpp"
 #include "dpx/estimators/local.hpp"
+#include "dpx/mechanisms/noise_kind.hpp"
 
 namespace dpx::python {
 namespace {
@@ -70,8 +71,14 @@ void init_estimators(py::module_& m) {
   for_each_generator([&]<class Gen>() {
     m.def(
         "winsorized_mean",
-        [](const f64_in& x, double epsilon, double delta, double tau, Gen& g) {
-          const est::winsorized_mean_options o{epsilon, delta, est::interval_rule::paper(tau)};
+        [](const f64_in& x,
+           double epsilon,
+           double delta,
+           double tau,
+           Gen& g,
+           const std::string& noise) {
+          est::winsorized_mean_options o{epsilon, delta, est::interval_rule::paper(tau)};
+          o.noise = mechanisms::parse_noise_kind(noise);
           const auto s = span_of(x);
           return with_engine(g, s.size(), [&](auto& e) { return est::winsorized_mean(s, o, e); });
         },
@@ -80,12 +87,21 @@ void init_estimators(py::module_& m) {
         py::arg("delta"),
         py::arg("tau"),
         py::arg("rng"),
+        py::arg("noise") = "float_safe",
         "(epsilon, delta)-DP winsorized mean under replace-one (S1 Algorithm 4, paper rule: "
-        "bins of half-width tau, interval m-hat +- 3 tau); `dpx mean --tau`.");
+        "bins of half-width tau, interval m-hat +- 3 tau); `dpx mean --tau`. noise: "
+        "'float_safe' (default: exact discrete noise) or 'research_grade' (double Laplace, "
+        "`--research-grade`).");
     m.def(
         "local_mean",
-        [](const f64_in& x, double epsilon, double tau, double bound, Gen& g) {
+        [](const f64_in& x,
+           double epsilon,
+           double tau,
+           double bound,
+           Gen& g,
+           const std::string& noise) {
           est::local_mean_options o;
+          o.noise = mechanisms::parse_noise_kind(noise);
           o.epsilon = epsilon;
           o.rule = est::interval_rule::paper(tau);
           o.bound = bound;
@@ -97,6 +113,7 @@ void init_estimators(py::module_& m) {
         py::arg("tau"),
         py::arg("bound"),
         py::arg("rng"),
+        py::arg("noise") = "float_safe",
         "epsilon-LDP mean (S1 Algorithm 8) with the public bound |mu| <= bound; "
         "`dpx mean --local`.");
   });

@@ -11,6 +11,7 @@
 #include "common.hpp"
 #include "dpx/core/error.hpp"
 #include "dpx/losses/losses.hpp"
+#include "dpx/mechanisms/noise_kind.hpp"
 #include "dpx/prox/prox.hpp"
 #include "dpx/solvers/solvers.hpp"
 
@@ -163,7 +164,8 @@ void init_solvers(py::module_& m) {
            double clip_norm,
            double noise_multiplier,
            double expected_batch_size,
-           const std::optional<f64_in>& theta0) {
+           const std::optional<f64_in>& theta0,
+           const std::string& noise) {
           const auto v = view(x, y);
           const losses::glm_loss l(parse_loss(loss), v, parameter);
           const auto pen = parse_penalty(penalty, lam);
@@ -175,6 +177,7 @@ void init_solvers(py::module_& m) {
           o.clip_norm = clip_norm;
           o.noise_multiplier = noise_multiplier;
           o.expected_batch_size = expected_batch_size;
+          o.noise_kind = mechanisms::parse_noise_kind(noise);
           return with_engine(g, gil_release_threshold, [&](auto& e) {
             return std::visit(
                 [&](const auto& p) {
@@ -199,9 +202,12 @@ void init_solvers(py::module_& m) {
         py::arg("noise_multiplier") = 1.0,
         py::arg("expected_batch_size") = 0.0,
         py::arg("theta0") = py::none(),
+        py::arg("noise") = "float_safe",
         "DP-SGD / proximal DP-SGD (Abadi et al. 2016): Poisson subsampling with rate q, "
         "per-example gradients clipped to clip_norm, Gaussian noise noise_multiplier * "
-        "clip_norm on the batch sum (add/remove neighbours).");
+        "clip_norm on the batch sum (add/remove neighbours). noise: 'float_safe' (default: "
+        "exact discrete Gaussian, one zCDP event per step, no subsampling amplification) or "
+        "'research_grade' (continuous Gaussian, subsampled-Gaussian events).");
   });
 }
 
