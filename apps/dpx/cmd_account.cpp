@@ -52,6 +52,7 @@
 #include "dpx/accounting/subsampling.hpp"
 #include "dpx/core/error.hpp"
 #include "events_json.hpp"
+#include "json_output.hpp"
 #include "strict.hpp"
 
 // Named per command so that the unity build (apps/dpx/CMakeLists.txt) keeps each file's
@@ -178,7 +179,7 @@ int run_events(const account_options& o) {
   } else {
     j["results"] = results;
   }
-  dpx::cli::print_json(j);
+  dpx::cli::emit_json(j);
   return dpx::cli::exit_ok;
 }
 
@@ -463,7 +464,7 @@ int run_account(account_options o) {
       fill(j, results.front());
     }
   }
-  dpx::cli::print_json(j);
+  dpx::cli::emit_json(j);
   return dpx::cli::exit_ok;
 }
 
@@ -472,6 +473,7 @@ const bool registered = dpx::cli::register_command(
     "Epsilon of T Gaussian or Laplace releases (optionally subsampled: Poisson or fixed batches)",
     [](CLI::App& sub) {
       auto o = std::make_shared<account_options>();
+      dpx::cli::add_pretty_flag(sub);
       sub.add_option("--mechanism", o->mechanism, "gaussian | laplace");
       auto* events = sub.add_option(
           "--events", o->events, "JSON file of events with counts (heterogeneous composition)");

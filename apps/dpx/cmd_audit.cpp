@@ -27,6 +27,7 @@
 #include "dpx/audit/audits.hpp"
 #include "dpx/core/error.hpp"
 #include "dpx/core/rng.hpp"
+#include "json_output.hpp"
 #include "strict.hpp"
 
 namespace dpx::cli::cmd_audit {
@@ -115,6 +116,7 @@ int run(const audit_cli_options& o) {
       o.seed ? rng::stream(*o.seed, 0, 0, rng::purpose::audit) : rng::os_seeded_philox();
   const auto r = audit::audit_mechanism(spec, static_cast<std::size_t>(o.trials), opts, g);
   json j;
+  j["schema_version"] = 1;
   j["epsilon_lower_bound"] = r.audit.epsilon_lower_bound;
   j["claimed_epsilon"] = r.claimed_epsilon;
   j["confidence"] = r.audit.confidence;
@@ -134,7 +136,7 @@ int run(const audit_cli_options& o) {
   j["false_negative_rate"] = r.audit.fnr;
   j["false_positive_rate_upper"] = r.audit.fpr_upper;
   j["false_negative_rate_upper"] = r.audit.fnr_upper;
-  dpx::cli::print_json(j, 2);
+  dpx::cli::emit_json(j);
   return dpx::cli::exit_ok;
 }
 
@@ -143,6 +145,7 @@ const bool registered = dpx::cli::register_command(
     "Empirical lower bound on a mechanism's epsilon (Clopper-Pearson, held-out threshold)",
     [](CLI::App& sub) {
       auto o = std::make_shared<audit_cli_options>();
+      dpx::cli::add_pretty_flag(sub);
       sub.add_option("--mechanism",
                      o->mechanism,
                      "laplace|gaussian|discrete_laplace|discrete_gaussian|randomized_response")

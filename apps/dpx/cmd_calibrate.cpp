@@ -26,6 +26,7 @@
 #include "dpx/accounting/calibration.hpp"
 #include "dpx/accounting/composition.hpp"
 #include "dpx/core/error.hpp"
+#include "json_output.hpp"
 #include "strict.hpp"
 
 namespace dpx::cli::cmd_calibrate {
@@ -132,7 +133,7 @@ int run_calibrate(const calibrate_options& o) {
     core::throw_invalid(fn, "--mechanism", o.mechanism, "must be gaussian or laplace");
   }
   j["achieved"] = achieved;
-  dpx::cli::print_json(j);
+  dpx::cli::emit_json(j);
   return dpx::cli::exit_ok;
 }
 
@@ -141,6 +142,7 @@ const bool registered = dpx::cli::register_command(
     "Noise for a target (epsilon, delta): Gaussian multiplier or Laplace scale",
     [](CLI::App& sub) {
       auto o = std::make_shared<calibrate_options>();
+      dpx::cli::add_pretty_flag(sub);
       sub.add_option("--mechanism", o->mechanism, "gaussian | laplace")->required();
       sub.add_option("--epsilon", o->epsilon, "target epsilon (> 0)")->required();
       auto* delta = sub.add_option("--delta", o->delta, "target delta in (0, 1)");

@@ -18,6 +18,7 @@
 
 #include "command.hpp"
 #include "dpx/harness/results.hpp"
+#include "json_output.hpp"
 
 namespace dpx::cli::cmd_compare {
 namespace {
@@ -30,7 +31,6 @@ struct compare_cli {
   std::size_t top = 20;
   double z = 4.0;
   bool check = false;
-  bool pretty = false;
 };
 
 std::string slurp(const fs::path& p) {
@@ -219,7 +219,7 @@ const bool registered = dpx::cli::register_command(
           ->check(CLI::PositiveNumber)
           ->capture_default_str();
       sub.add_flag("--check", o->check, "Exit 1 if a rate verdict differs or a rate is missing");
-      sub.add_flag("--pretty", o->pretty, "Indented JSON");
+      dpx::cli::add_pretty_flag(sub);
       return [o]() -> int {
         std::size_t changed = 0;
         json j;
@@ -229,7 +229,7 @@ const bool registered = dpx::cli::register_command(
         j["rates"] = compare_rates(o->a, o->b, changed);
         j["rates_changed"] = changed;
         j["summary"] = compare_summaries(o->a, o->b, o->top, o->z);
-        std::cout << (o->pretty ? j.dump(2) : j.dump()) << "\n";
+        dpx::cli::emit_json(j);
         return o->check && changed > 0 ? dpx::cli::exit_failure : dpx::cli::exit_ok;
       };
     });

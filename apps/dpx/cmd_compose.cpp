@@ -18,6 +18,7 @@
 #include "command.hpp"
 #include "dpx/accounting/composition.hpp"
 #include "dpx/core/error.hpp"
+#include "json_output.hpp"
 #include "strict.hpp"
 
 namespace dpx::cli::cmd_compose {
@@ -70,9 +71,10 @@ int run_compose(const compose_options& o) {
     core::throw_invalid(fn, "--rule", o.rule, "must be basic, advanced, kov or kov-bound");
   }
   nlohmann::ordered_json j;
+  j["schema_version"] = 1;
   j["epsilon"] = r.epsilon;
   j["delta"] = r.delta;
-  dpx::cli::print_json(j);
+  dpx::cli::emit_json(j);
   return dpx::cli::exit_ok;
 }
 
@@ -81,6 +83,7 @@ const bool registered = dpx::cli::register_command(
     "Compose k adaptive (eps0, delta0)-DP releases (basic, advanced, KOV optimal / bound)",
     [](CLI::App& sub) {
       auto o = std::make_shared<compose_options>();
+      dpx::cli::add_pretty_flag(sub);
       sub.add_option("--rule", o->rule, "basic | advanced | kov (optimal) | kov-bound")->required();
       sub.add_option("--epsilon0", o->epsilon0, "per-release epsilon (> 0)")->required();
       sub.add_option("--delta0", o->delta0, "per-release delta in [0, 1) (default 0)");

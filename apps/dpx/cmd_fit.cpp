@@ -5,6 +5,12 @@
 // (1/n) sum log(1 + exp(-y_i (x_i^T b + b0))), y in {-1, +1} (0/1 accepted); plus
 // sum_j penalty(b_j; lambda, gamma) (MCP as in docs/theory/istdp.md, SCAD as Fan & Li 2001); the
 // intercept (off by default) is not penalised; no standardisation unless asked.
+//
+// Noise (private solvers): float-safe by default (mechanisms::float_safe_gaussian, exact
+// discrete noise on a power-of-two grid, accounted by zCDP and calibrated for it:
+// solvers::gaussian_zcdp_multiplier; DP-SGD without subsampling amplification), the continuous
+// research-grade Gaussian only with --research-grade (tight / RDP calibration). "noise" and
+// "noise_note" in the output say which. Output shape: docs/cli-schema.json.
 #include <charconv>
 #include <cmath>
 #include <iostream>
@@ -24,6 +30,7 @@
 #include "dpx/losses/losses.hpp"
 #include "dpx/prox/prox.hpp"
 #include "dpx/solvers/solvers.hpp"
+#include "json_output.hpp"
 #include "strict.hpp"
 
 namespace dpx::cli::cmd_fit {
@@ -36,7 +43,7 @@ struct fit_options {
   std::string solver = "gist", variant = "strict";
   double lambda = 0;
   std::optional<double> gamma, epsilon, delta, smoothness;
-  bool intercept = false, standardize = false;
+  bool intercept = false, standardize = false, research_grade = false;
   double clip = 1.0;
   std::optional<std::int64_t> max_iter;
   std::optional<std::int64_t> public_size;  // dp_sgd: public n_bar (q and the denominator)
@@ -234,6 +241,10 @@ int run_fit(const fit_options& o) {
                "public)");
   if (o.public_size && *o.public_size < 1) flag_error("--public-size", "must be >= 1");
   if (o.smoothness && !(*o.smoothness > 0)) flag_error("--smoothness", "must be > 0");
+  if (o.research_grade && !priv)
+    flag_error("--research-grade", "only applies to the private solvers (gist adds no noise)");
+  const auto noise = o.research_grade ? dpx::mechanisms::noise_kind::research_grade
+                                      : dpx::mechanisms::noise_kind::float_safe;
 
   const dataset data = load(o);
   const std::size_t n = data.train.n, p = data.features.size(), d = p + (o.intercept ? 1 : 0);
@@ -294,6 +305,7 @@ int run_fit(const fit_options& o) {
           io.epsilon = *o.epsilon;
           io.delta = *o.delta;
           io.trace.enabled = false;
+          io.noise_kind = noise;
           std::vector<double> th0(
               d, io.variant == dpx::solvers::istdp_variant::as_published ? 1e-3 : 0.0);
           // as_published needs theta^0 != theta^1 (its first BB step); strict starts from
@@ -312,6 +324,7 @@ int run_fit(const fit_options& o) {
           po.epsilon = *o.epsilon;
           po.delta = *o.delta;
           po.trace.enabled = false;
+          po.noise_kind = noise;
           r = dpx::solvers::pgd(loss, penalty, zero, po, rng);
         } else {
           dpx::solvers::dp_sgd_options so;
@@ -324,14 +337,30 @@ int run_fit(const fit_options& o) {
           if (o.public_size) so.expected_batch_size = so.sampling_rate * nbar;
           so.clip_norm = o.clip;
           so.step_size = 0.5 / public_smoothness;
+          // Research-grade: the subsampled Gaussian's RDP calibration (amplified by q). Float-safe:
+          // zCDP over the steps without amplification (see dp_sgd_options::noise_kind).
+          so.noise_kind = noise;
           so.noise_multiplier =
-              dpx::accounting::calibrate_gaussian(dpx::accounting::gaussian_calibration::rdp,
-                                                  *o.epsilon,
-                                                  *o.delta,
-                                                  so.iterations,
-                                                  so.sampling_rate);
+              o.research_grade
+                  ? dpx::accounting::calibrate_gaussian(dpx::accounting::gaussian_calibration::rdp,
+                                                        *o.epsilon,
+                                                        *o.delta,
+                                                        so.iterations,
+                                                        so.sampling_rate)
+                  : dpx::solvers::gaussian_zcdp_multiplier(*o.epsilon, *o.delta, so.iterations);
           so.trace.enabled = false;
           r = dpx::solvers::dp_sgd(loss, penalty, zero, so, rng);
+          // The guarantee in the flags the user typed (the library's text names its options).
+          r.guarantee =
+              std::string("(epsilon, delta)-DP under add/remove: ") +
+              (o.research_grade ? "Poisson-subsampled Gaussian releases, RDP calibration"
+                                : "float-safe Gaussian releases, zCDP calibration without "
+                                  "subsampling amplification") +
+              "; sampling rate q and batch denominator q n_bar from " +
+              (o.public_size ? "the PUBLIC --public-size " + std::to_string(*o.public_size)
+                             : "the data's n = " + std::to_string(n) +
+                                   ", which is thereby treated as PUBLIC (pass --public-size N "
+                                   "for a public dataset size)");
           r.epsilon_target = *o.epsilon;
           r.delta_target = *o.delta;
           // The calibrated DP-SGD parameters, so the release can be re-accounted independently.
@@ -352,6 +381,7 @@ int run_fit(const fit_options& o) {
     b0 -= mean[j] * coef[j];
   }
   nlohmann::ordered_json j;
+  j["schema_version"] = 1;
   j["coefficients"] = coef;
   j["intercept"] = b0;
   j["objective"] = r.objective;
@@ -365,6 +395,18 @@ int run_fit(const fit_options& o) {
     j["delta"] = nullptr;
   }
   j["solver"] = o.solver;
+  if (priv) {
+    j["noise"] = dpx::mechanisms::to_string(noise);
+    j["noise_note"] =
+        o.research_grade
+            ? "research-grade double-precision Gaussian noise (--research-grade): for "
+              "experiments; NOT safe for real data (floating-point attacks, Mironov 2012)"
+            : "float-safe: exact discrete Gaussian noise on a power-of-two grid, accounted by "
+              "zCDP (docs/mechanisms.md); more noise than --research-grade at the same epsilon";
+  } else {
+    j["noise"] = "none";
+    j["noise_note"] = "gist is nonprivate: no noise is added";
+  }
   // What the output protects, in words (from the solver). ISTDP as_published spends (epsilon,
   // delta) on its noisy gradient releases only: its BB step and line search read the exact
   // gradients and objective (docs/theory/istdp.md, the leak), so the printed epsilon and delta are
@@ -387,7 +429,7 @@ int run_fit(const fit_options& o) {
     }
   }
   j["seconds"] = r.seconds;
-  dpx::cli::print_json(j);
+  dpx::cli::emit_json(j);
   return dpx::cli::exit_ok;
 }
 
@@ -449,6 +491,11 @@ const bool registered = dpx::cli::register_command(
                      "dp_sgd: public dataset size n_bar (sampling rate min(1, 256/n_bar) and batch "
                      "denominator q n_bar); default: the data's n, treated as public");
       sub.add_option("--tol", o->tol, "Relative objective change for the nonprivate fit (1e-12)");
+      sub.add_flag("--research-grade",
+                   o->research_grade,
+                   "Private solvers: double-precision Gaussian noise (experiments only). "
+                   "Default: float-safe exact discrete noise");
+      dpx::cli::add_pretty_flag(sub);
       sub.add_option_function<std::uint64_t>(
           "--seed",
           [o](std::uint64_t s) {

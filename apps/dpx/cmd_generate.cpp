@@ -29,6 +29,7 @@
 #include "dpx/core/rng.hpp"
 #include "dpx/data/registry.hpp"
 #include "dpx/harness/results.hpp"
+#include "json_output.hpp"
 
 namespace dpx::cli::cmd_generate {
 namespace {
@@ -200,6 +201,7 @@ const bool registered = dpx::cli::register_command(
     "Draw a dataset from a dpx::data model as CSV; --describe prints its theory as JSON",
     [](CLI::App& sub) {
       auto o = std::make_shared<generate_options>();
+      dpx::cli::add_pretty_flag(sub);
       sub.add_option("model", o->model, "model name (" + data::model_names() + ")")->required();
       auto* n_opt = sub.add_option(
           "--n", o->n, "sample size (series length, users for panels, training rows)");
@@ -232,13 +234,14 @@ const bool registered = dpx::cli::register_command(
           std::cout.write(w.text().data(), static_cast<std::streamsize>(w.text().size()));
         }
         if (o->describe) {
-          json j;
+          nlohmann::ordered_json j;
+          j["schema_version"] = 1;
           j["model"] = o->model;
           j["n"] = n;
           j["seed"] = seed;
           j["parameters"] = to_json(r.parameters);
           for (const auto& [k, v] : r.theory.items) j[k] = to_json(v);
-          std::cout << j.dump(2) << "\n";
+          dpx::cli::emit_json(j);
         }
         return dpx::cli::exit_ok;
       };

@@ -13,8 +13,13 @@
 // depend on it. Users may have any number of rows (each contributes one average). Local (--local):
 // S1 Algorithm 8 with the public bound |μ| ≤ B, ε-LDP (δ = 0 spent).
 //
-// Output: one JSON object {"estimate", "clip_range", "epsilon", "delta", "level", "model",
-// "failed", "n"} — only private quantities (and the public n). Without --seed the noise comes
+// Noise: float-safe by default (exact discrete Laplace on the histogram counts and
+// float_safe_laplace's grid release of the mean; docs/mechanisms.md, "Float safety"), the
+// research-grade double Laplace of S1 only with --research-grade; "noise" in the output says which.
+//
+// Output (docs/cli-schema.json): one JSON object {"schema_version", "estimate", "clip_range",
+// "epsilon", "delta", "level", "model", "failed", "n", "noise", "noise_note"} — only private
+// quantities (and the public n). Without --seed the noise comes
 // from the OS CSPRNG (a real release); with --seed it is reproducible (experiments only: anyone
 // who knows the seed knows the noise). Bad input: one line on stderr, exit 2.
 #include <nlohmann/json.hpp>
@@ -35,6 +40,7 @@
 #include "dpx/estimators/central.hpp"
 #include "dpx/estimators/local.hpp"
 #include "dpx/estimators/user_level.hpp"
+#include "json_output.hpp"
 #include "strict.hpp"
 
 namespace dpx::cli::cmd_mean {
@@ -50,6 +56,7 @@ struct mean_options {
   std::optional<long long> rows_per_user;  // public T (user level with --variance-bound)
   double gamma = 0.1;
   bool local = false;
+  bool research_grade = false;
   std::optional<std::uint64_t> seed;
 };
 
@@ -148,12 +155,18 @@ int run_mean(const mean_options& o) {
               << " (n = " << n << (user ? " users" : " rows")
               << "): such a delta permits releasing a record outright\n";
 
+  const auto noise = o.research_grade ? dpx::mechanisms::noise_kind::research_grade
+                                      : dpx::mechanisms::noise_kind::float_safe;
   auto run = [&](auto& g) {
     est::mean_result r;
     if (o.local) {
-      r = est::local_mean(data, {o.epsilon, est::interval_rule::paper(tau), *o.bound}, g);
+      est::local_mean_options lo{o.epsilon, est::interval_rule::paper(tau), *o.bound};
+      lo.noise = noise;
+      r = est::local_mean(data, lo, g);
     } else {
-      r = est::winsorized_mean(data, {o.epsilon, *o.delta, est::interval_rule::paper(tau)}, g);
+      est::winsorized_mean_options co{o.epsilon, *o.delta, est::interval_rule::paper(tau)};
+      co.noise = noise;
+      r = est::winsorized_mean(data, co, g);
     }
     return r;
   };
@@ -168,6 +181,7 @@ int run_mean(const mean_options& o) {
   if (user) r.privacy.unit = dpx::core::privacy_unit::user;
 
   nlohmann::ordered_json j;
+  j["schema_version"] = 1;
   j["estimate"] = r.estimate;
   j["clip_range"] = {r.range.lo, r.range.hi};  // the clipping range Î (private), not a CI
   j["epsilon"] = r.privacy.epsilon;
@@ -176,7 +190,18 @@ int run_mean(const mean_options& o) {
   j["model"] = est::to_string(r.privacy.model);
   j["failed"] = r.diag.failed;
   j["n"] = n;
-  dpx::cli::print_json(j);
+  j["noise"] = dpx::mechanisms::to_string(noise);
+  j["noise_note"] =
+      o.research_grade
+          ? "research-grade double-precision Laplace noise (--research-grade): S1's mechanism "
+            "exactly, for experiments; NOT safe for real data (floating-point attacks, Mironov "
+            "2012)"
+      : o.local
+          ? "float-safe: every user's report is exact discrete Laplace noise on a power-of-two "
+            "grid (docs/mechanisms.md); same epsilon"
+          : "float-safe: exact discrete Laplace noise on the histogram counts and a power-of-two "
+            "grid for the mean (docs/mechanisms.md); same epsilon and delta";
+  dpx::cli::emit_json(j);
   return dpx::cli::exit_ok;
 }
 
@@ -211,6 +236,11 @@ const bool registered = dpx::cli::register_command(
           "Public number of rows per user T for --variance-bound with --user-column (tau = "
           "sqrt(2 V ln(2n/gamma)/T)); never read from the data");
       sub.add_flag("--local", o->local, "Local model (S1 Algorithm 8; needs --bound)");
+      sub.add_flag("--research-grade",
+                   o->research_grade,
+                   "Double-precision Laplace noise (S1's mechanisms exactly; experiments only). "
+                   "Default: float-safe exact discrete noise");
+      dpx::cli::add_pretty_flag(sub);
       sub.add_option_function<double>(
           "--bound", [o](double v) { o->bound = v; }, "Public bound B on |mean| (local model)");
       sub.add_option_function<std::uint64_t>(

@@ -4,6 +4,8 @@
 #include <stdexcept>
 
 #include "command.hpp"
+#include "dpx/harness/report_html.hpp"
+#include "dpx/harness/results.hpp"
 #include "dpx/harness/runner.hpp"
 #include "strict.hpp"
 #ifdef DPX_WITH_MPI
@@ -153,6 +155,10 @@ const bool registered = dpx::cli::register_command(
           if (r.counts.failed > 0) status = dpx::cli::exit_failure;
           if (o->check && !r.rates_ok()) status = dpx::cli::exit_failure;
         }
+        // With --all --out DIR the presets go to DIR/<name>; the runner writes index.html only
+        // next to the default results/<name>, so the index over DIR is written here.
+        if (o->all && !o->out.empty())
+          h::write_file_atomic(fs::path(o->out) / "index.html", h::index_html(o->out));
         return status;
       };
     });

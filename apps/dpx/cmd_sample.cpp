@@ -32,6 +32,7 @@
 #include "dpx/mechanisms/gaussian.hpp"
 #include "dpx/mechanisms/laplace.hpp"
 #include "dpx/mechanisms/randomized_response.hpp"
+#include "json_output.hpp"
 #include "strict.hpp"
 
 namespace dpx::cli::cmd_sample {
@@ -140,7 +141,8 @@ int run(const sample_options& o) {
   if (o.count)
     dpx::cli::check_bound("--count", count, dpx::cli::max_sample_count, "output size cap");
   const double sens = o.sensitivity.value_or(1.0);
-  json d;
+  nlohmann::ordered_json d;
+  d["schema_version"] = 1;
   d["mechanism"] = m;
 
   rng::philox4x32 g =
@@ -298,7 +300,7 @@ int run(const sample_options& o) {
   }
   if (o.describe) {
     d["seeded"] = o.seed.has_value();
-    dpx::cli::print_json(d, 2);
+    dpx::cli::emit_json(d);
   }
   return dpx::cli::exit_ok;
 }
@@ -308,6 +310,7 @@ const bool registered = dpx::cli::register_command(
     "Print noise draws from a mechanism (or its calibration with --describe)",
     [](CLI::App& sub) {
       auto o = std::make_shared<sample_options>();
+      dpx::cli::add_pretty_flag(sub);
       sub.add_option("--mechanism",
                      o->mechanism,
                      "laplace | gaussian | discrete_laplace | discrete_gaussian | "

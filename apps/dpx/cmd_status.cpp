@@ -5,6 +5,7 @@
 
 #include "command.hpp"
 #include "dpx/harness/scale.hpp"
+#include "json_output.hpp"
 #include "strict.hpp"
 
 namespace dpx::cli::cmd_status {
@@ -33,6 +34,7 @@ const bool registered = dpx::cli::register_command(
       auto* q = sub.add_flag("--quick", o->quick, "Examine the [quick] grid");
       sub.add_flag("--full", o->full, "Examine the full grid")->excludes(q);
       sub.add_flag("--json", o->json, "Print JSON instead of a table");
+      dpx::cli::add_pretty_flag(sub);
       return [o]() -> int {
         h::status_options opts;
         opts.preset = o->preset;
@@ -43,7 +45,12 @@ const bool registered = dpx::cli::register_command(
         if (o->full) opts.quick = false;
         const h::status_result s = h::status_preset(opts);
         if (o->json) {
-          std::cout << h::status_json(s);
+          // The library's object behind this command's schema_version (docs/cli-schema.json).
+          nlohmann::ordered_json j;
+          j["schema_version"] = 1;
+          const auto body = nlohmann::ordered_json::parse(h::status_json(s));
+          for (auto it = body.begin(); it != body.end(); ++it) j[it.key()] = it.value();
+          dpx::cli::emit_json(j);
           return dpx::cli::exit_ok;
         }
         std::cout << s.experiment << (s.quick ? " (quick)" : "") << ": " << s.blocks_done << "/"
@@ -67,6 +74,7 @@ const bool registered = dpx::cli::register_command(
             std::cout << x.heartbeat_status << " " << static_cast<long long>(x.heartbeat_age_s)
                       << " s ago (" << x.host << " pid " << x.pid << ")";
           }
+          if (!x.note.empty()) std::cout << "\n           note: " << x.note;
           std::cout << "\n";
         }
         return dpx::cli::exit_ok;

@@ -121,6 +121,7 @@ void IstdpStrictIteration(benchmark::State& state) {
   const auto& p = the_problem();
   const dpx::losses::glm_loss loss(dpx::losses::glm_kind::least_squares, {p.x, p.y, n, d});
   dpx::solvers::istdp_options o;
+  o.noise_kind = dpx::mechanisms::noise_kind::research_grade;  // the papers' mechanisms
   o.iterations = 2;
   o.public_smoothness = 1.0;
   o.trace.enabled = false;

@@ -42,10 +42,12 @@ metrics run(const cell_context& c) {
   estimators::mean_result r;
   double noise_var = 0;
   if (model == "central") {
-    r = estimators::winsorized_mean(x, {eps, 1.0 / (dn * dn), rule}, g);
+    r = estimators::winsorized_mean(
+        x, {eps, 1.0 / (dn * dn), rule, mechanisms::noise_kind::research_grade}, g);
     noise_var = 2.0 * r.noise_scale * r.noise_scale;
   } else if (model == "local") {
     estimators::local_mean_options o;
+    o.noise = mechanisms::noise_kind::research_grade;  // S1 Algorithm 8 exactly
     o.epsilon = eps;
     o.rule = rule;
     o.bound = p.get_double("bound");

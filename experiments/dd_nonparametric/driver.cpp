@@ -70,6 +70,7 @@ metrics run(const cell_context& c) {
   const data::nonparametric model(mo);
 
   estimators::priestley_chao_options o;
+  o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms exactly
   o.epsilon = eps;
   o.delta = delta;
   o.lipschitz = mo.f.lipschitz();

@@ -58,6 +58,7 @@ metrics run(const cell_context& c) {
   estimators::mean_result r;
   if (rule_name == "kv") {
     estimators::kv_mean_options o;
+    o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms exactly
     o.epsilon = eps;
     o.delta = delta;
     o.sigma = 1.0;
@@ -80,7 +81,8 @@ metrics run(const cell_context& c) {
       core::throw_invalid(
           "dd_privacy_cost", "rule", rule_name, "must be paper, sharper, custom or kv");
     }
-    r = estimators::winsorized_mean(x, {eps, delta, rule}, g);
+    r = estimators::winsorized_mean(
+        x, {eps, delta, rule, mechanisms::noise_kind::research_grade}, g);
   }
   auto ga = c.stream(rng::purpose::aux);
   const double xi = mechanisms::laplace::from_scale(r.noise_scale).sample(ga);

@@ -106,8 +106,9 @@ metrics run(const cell_context& c) {
   }
   auto g = c.stream(rng::purpose::noise);
   const estimators::panel_view view{values, n, view_times, 1};
-  const auto r =
-      estimators::user_mean(view, {eps, delta, estimators::interval_rule::paper(tau)}, g);
+  estimators::winsorized_mean_hd_options o{eps, delta, estimators::interval_rule::paper(tau)};
+  o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms exactly
+  const auto r = estimators::user_mean(view, o, g);
   const double e = r.estimate[0] - mu;
   const double gm = dd::mean_of(values);
   // The theory's oracle (S1 Cor 5.4 with the LSI radius): Var(grand mean) + 2 b² with b the

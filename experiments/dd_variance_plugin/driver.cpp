@@ -70,8 +70,10 @@ metrics run(const cell_context& c) {
   // positive.
   const double v = std::max(var, 1e-12);
   const double tau = estimators::tau_subgaussian(v, n, p.get_double("gamma"));
-  const auto r =
-      estimators::winsorized_mean(x, {eps, delta, estimators::interval_rule::paper(tau)}, g);
+  const auto r = estimators::winsorized_mean(
+      x,
+      {eps, delta, estimators::interval_rule::paper(tau), mechanisms::noise_kind::research_grade},
+      g);
   const auto ci = estimators::plugin_confidence_interval(r, v, p.get_double("alpha"));
   const double e = r.estimate - mu;
   // The [R] oracle Var(X̄) + 2b² (b the Laplace scale the estimator used; Var(X̄) of the design).

@@ -91,6 +91,7 @@ metrics run(const cell_context& ctx) {
   const double f_star = ref.objective;
 
   solvers::istdp_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
   o.variant = solvers::istdp_variant::as_published;
   o.iterations = T;
   o.sensitivity = solvers::sensitivity_mode::gradient_bound;

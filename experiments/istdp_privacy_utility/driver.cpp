@@ -130,6 +130,7 @@ metrics run(const cell_context& ctx) {
     sigma = solvers::gaussian_tight_multiplier(eps, delta, T - 1) * clip / nd;
     lambda = univ(double(T - 1)) * (sigma + stat_level);
     solvers::istdp_options o;
+    o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
     o.iterations = T;
     o.variant = method == "istdp_strict" ? solvers::istdp_variant::strict
                                          : solvers::istdp_variant::as_published;
@@ -155,6 +156,7 @@ metrics run(const cell_context& ctx) {
     sigma = solvers::gaussian_tight_multiplier(eps, delta, T) * clip / nd;
     lambda = univ(double(T)) * (sigma + stat_level);
     solvers::pgd_options o;
+    o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
     o.iterations = T;
     o.step_size = 1.0 / l_design;
     o.output = solvers::iterate_output::last;
@@ -172,6 +174,7 @@ metrics run(const cell_context& ctx) {
     iters = T;
   } else if (method == "dp_sgd") {
     solvers::dp_sgd_options o;
+    o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
     o.sampling_rate = p.get_double("sampling_rate");
     o.iterations = static_cast<std::int64_t>(std::ceil(double(T) / o.sampling_rate));
     o.step_size = 1.0 / l_design;

@@ -161,6 +161,7 @@ metrics run(const cell_context& ctx) {
     bound = R * G * std::sqrt(dd * ln) / (nd * eps);
 
   solvers::pgd_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
   o.iterations = T;
   // Theorem 1's step R/(G sqrt T) unless `step_size` > 0 fixes it (the negative control of the T
   // check: with a step that does not shrink with T the averaged iterate's excess falls like 1/T).
@@ -234,6 +235,7 @@ metrics run(const cell_context& ctx) {
     const losses::glm_loss lg(losses::glm_kind::logistic, {x, y, n, d});
     // Reference: projected gradient with step 1 / L_s, last iterate.
     solvers::pgd_options ro;
+    ro.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
     ro.iterations = 3000;
     ro.step_size = 1.0 / lg.smoothness();
     ro.output = solvers::iterate_output::last;

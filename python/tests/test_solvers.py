@@ -23,15 +23,16 @@ def regression(tmp_path_factory):
 def test_dp_sgd_matches_cli(cli, regression):
     X, y, path = regression
     out = json.loads(cli("fit", "--input", path, "--target", "y", "--solver", "dp_sgd",
-                         "--epsilon", 2, "--delta", 1e-5, "--seed", 9))
+                         "--epsilon", 2, "--delta", 1e-5, "--seed", 9, "--research-grade"))
     # `dpx fit` settings: q = min(1, 256 / n), step 0.5 / smoothness (1 for least squares),
     # 1000 iterations, clip 1, sigma from the RDP calibration, stream Philox(seed).
     q = min(1.0, 256 / len(y))
     sigma = A.calibrate_gaussian(2.0, 1e-5, 1000, q, method="rdp")
     r = dpx.solvers.dp_sgd(X, y, dpx.Philox(9), iterations=1000, step_size=0.5, sampling_rate=q,
-                           clip_norm=1.0, noise_multiplier=sigma)
+                           clip_norm=1.0, noise_multiplier=sigma, noise="research_grade")
     np.testing.assert_array_equal(r.x, out["coefficients"])
-    assert r.guarantee == out["guarantee"]
+    assert out["noise"] == "research_grade"
+    assert "Poisson-subsampled" in r.guarantee and "Poisson-subsampled" in out["guarantee"]
     # The run's events: 1000 Poisson-subsampled Gaussian steps, composable by an accountant.
     assert r.privacy_events == [(A.PoissonSampledGaussianDpEvent(q, sigma), 1000)]
     eps = A.RDPAccountant().compose(dpx.solvers.privacy_event(r)).get_epsilon(1e-5)

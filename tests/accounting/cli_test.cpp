@@ -147,7 +147,7 @@ TEST_F(Cli, CalibrateAndCompose) {
   EXPECT_GE(jp["achieved"]["epsilon"].get<double>(), 2.0 * (1 - 1e-3)) << p.out;
   auto c = run("compose --rule basic --epsilon0 0.5 --k 4 --delta-slack 1e-6");
   ASSERT_EQ(c.status, 0) << c.err;
-  EXPECT_EQ(c.out, "{\"epsilon\":2.0,\"delta\":0.0}\n");
+  EXPECT_EQ(c.out, "{\"schema_version\":1,\"epsilon\":2.0,\"delta\":0.0}\n");
 }
 
 TEST_F(Cli, BadInputExitTwoNothingOnStdout) {

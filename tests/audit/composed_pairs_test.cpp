@@ -51,6 +51,7 @@ TEST(ComposedPairs, SymmetricLaplaceLogLikelihoodRatio) {
 TEST(ComposedPairs, WinsorizedMeanHdUsesBasicCompositionAndHalvesTheNoise) {
   const std::size_t n = 50, d = 4, trials = 100;
   estimators::winsorized_mean_hd_options o;
+  o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
   o.epsilon = 1.0;
   o.delta = 1e-5;
   o.rule = estimators::interval_rule::paper(1.0);
@@ -101,6 +102,7 @@ TEST(ComposedPairs, UserMeanHdIsTheHdPairOnTheUserAverages) {
   // n = users, draw for draw (correct and broken), whatever T.
   const std::size_t users = 30, times = 3, d = 3, trials = 50;
   estimators::winsorized_mean_hd_options o;
+  o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
   o.epsilon = 1.0;
   o.delta = 1e-5;
   o.rule = estimators::interval_rule::paper(1.0);
@@ -123,6 +125,7 @@ TEST(ComposedPairs, LocalMeanHdIsExactlyALaplacePairPerCoordinate) {
   // draws).
   const std::size_t d = 4, trials = 50;
   estimators::local_mean_options o;
+  o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
   o.epsilon = 1.0;
   o.rule = estimators::interval_rule::paper(1.0);
   o.bound = 10.0;
@@ -152,6 +155,7 @@ TEST(ComposedPairs, LocalMeanHdIsExactlyALaplacePairPerCoordinate) {
 TEST(ComposedPairs, PriestleyChaoGridTermsAreFarAtEveryPoint) {
   const std::size_t n = 200, J = 4;
   estimators::priestley_chao_options o;
+  o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
   o.epsilon = 1.0;
   o.delta = 1e-5;
   const double kappa = 3 * estimators::priestley_chao_tau(o, n);
@@ -183,6 +187,7 @@ TEST(ComposedPairs, PriestleyChaoGridTermsAreFarAtEveryPoint) {
 TEST(ComposedPairs, SampleSplitLoneRecordIsInTheMeanHalf) {
   const std::size_t n = 201;
   estimators::sample_split_options o;
+  o.base.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
   o.base.epsilon = 1.0;
   o.base.delta = 1e-5;
   o.base.rule = estimators::interval_rule::paper(1.0);
@@ -198,6 +203,7 @@ TEST(ComposedPairs, SampleSplitLoneRecordIsInTheMeanHalf) {
 TEST(ComposedPairs, UnknownSigmaPairHidesTheLoneRecordFromTheSigmaHistogram) {
   const std::size_t n = 401;
   estimators::kv_unknown_sigma_options o;
+  o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
   o.epsilon = 1.0;
   o.delta = 1e-5;
   const double kappa4 = 4 * 4.0 * std::sqrt(std::log(n / 0.1));

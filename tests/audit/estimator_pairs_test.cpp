@@ -44,10 +44,12 @@ TEST(EstimatorPairs, HalfNoiseEstimateHalvesTheNoiseAroundTheClippedMean) {
 TEST(EstimatorPairs, BrokenCentralPairsHalveTheSameDraws) {
   const std::size_t n = 50, trials = 200;
   estimators::winsorized_mean_options wo;
+  wo.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
   wo.epsilon = 1.0;
   wo.delta = 1e-5;
   wo.rule = estimators::interval_rule::paper(1.0);
   estimators::kv_mean_options ko;
+  ko.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
   ko.epsilon = 1.0;
   ko.delta = 1e-5;
   for (int which = 0; which < 2; ++which) {
@@ -72,6 +74,7 @@ TEST(EstimatorPairs, BrokenCentralPairsHalveTheSameDraws) {
 
 TEST(EstimatorPairs, LocalPairClipsToTheIntervalEndsAndHalvesTheSameDraws) {
   estimators::local_mean_options o;
+  o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
   o.epsilon = 1.0;
   o.rule = estimators::interval_rule::paper(1.0);  // h = 1, kappa = 3
   o.bound = 10.0;                                  // K = 5: bins cover (-11, 11]
@@ -96,6 +99,7 @@ TEST(EstimatorPairs, LocalPairClipsToTheIntervalEndsAndHalvesTheSameDraws) {
 TEST(EstimatorPairs, UserMeanPairChangesOneWholeUserAndAttainsTheCalibratedSensitivity) {
   const std::size_t users = 40, times = 6, trials = 200;
   estimators::winsorized_mean_hd_options o;
+  o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
   o.epsilon = 0.8;
   o.delta = 1e-5;
   o.rule = estimators::interval_rule::paper(0.5);  // kappa = 1.5
@@ -132,7 +136,8 @@ TEST(EstimatorPairs, UserMeanPairChangesOneWholeUserAndAttainsTheCalibratedSensi
   const auto br = audit::user_mean_pair(o, users, times, trials, g2, true);
   // d = 1 has no composition: the user-level pair is the winsorized pair (S1 Alg. 4 at the same
   // (eps, delta, rule)) on the user averages, draw for draw, so the winsorized claim applies.
-  const auto wz = audit::winsorized_mean_pair({0.8, 1e-5, o.rule}, users, trials, g3, false);
+  const auto wz = audit::winsorized_mean_pair(
+      {0.8, 1e-5, o.rule, mechanisms::noise_kind::research_grade}, users, trials, g3, false);
   EXPECT_EQ(ok.s0[0], wz.s0[0]);
   EXPECT_EQ(ok.s1[0], wz.s1[0]);
   for (int side = 0; side < 2; ++side) {
@@ -150,8 +155,10 @@ TEST(EstimatorPairs, RandomEffectsAndRegressionPairsAreTheWinsorizedPairOnTheUse
   // 0, -+10 kappa) both must reproduce winsorized_mean_pair draw for draw, correct and broken.
   const std::size_t users = 30, times = 5, trials = 100;
   const auto rule = estimators::interval_rule::paper(2.0);  // kappa = 6
-  const estimators::winsorized_mean_options wo{0.7, 1e-4, rule};
+  const estimators::winsorized_mean_options wo{
+      0.7, 1e-4, rule, mechanisms::noise_kind::research_grade};
   estimators::winsorized_mean_hd_options ho;
+  ho.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
   ho.epsilon = 0.7;
   ho.delta = 1e-4;
   ho.rule = rule;
@@ -188,6 +195,7 @@ TEST(EstimatorPairs, RandomEffectsAndRegressionPairsAreTheWinsorizedPairOnTheUse
 TEST(EstimatorPairs, PriestleyChaoPairPutsTheLoneTermAtTenKappaAndHalvesTheSameDraws) {
   const std::size_t n = 100, trials = 200;
   estimators::priestley_chao_options o;
+  o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
   o.epsilon = 1.0;
   o.delta = 1e-5;
   // Lemma 4.9 with b = 0.1, L_f = ||f|| = sigma^2 = 1, gamma = 0.1, Gaussian kernel:
@@ -248,23 +256,28 @@ TEST(EstimatorPairs, ClaimsAreTheMeanStageShare) {
 
 TEST(EstimatorPairs, Validation) {
   estimators::winsorized_mean_options wo;
+  wo.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
   wo.rule = estimators::interval_rule::paper(1.0);
   auto g = rng::stream(8, 0, 0, rng::purpose::audit);
   EXPECT_THROW(audit::winsorized_mean_pair(wo, 1, 10, g), std::invalid_argument);
   EXPECT_THROW(audit::winsorized_mean_pair(wo, 10, 1, g), std::invalid_argument);
   estimators::kv_mean_options ko;
+  ko.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
   EXPECT_THROW(audit::kv_mean_pair(ko, 1, 10, g), std::invalid_argument);
   ko.sigma = -1;
   EXPECT_THROW(audit::kv_mean_pair(ko, 10, 10, g), std::invalid_argument);
   estimators::local_mean_options lo;
+  lo.noise = mechanisms::noise_kind::research_grade;                       // S1's mechanisms
   EXPECT_THROW(audit::local_mean_pair(lo, 10, g), std::invalid_argument);  // rule unset
   estimators::winsorized_mean_hd_options uo;
+  uo.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
   uo.rule = estimators::interval_rule::paper(1.0);
   EXPECT_THROW(audit::user_mean_pair(uo, 1, 4, 10, g), std::invalid_argument);   // users
   EXPECT_THROW(audit::user_mean_pair(uo, 10, 0, 10, g), std::invalid_argument);  // times
   EXPECT_THROW(audit::user_mean_pair(uo, 10, 4, 1, g), std::invalid_argument);   // trials
   EXPECT_THROW(audit::user_mean_pair({}, 10, 4, 10, g), std::invalid_argument);  // rule unset
   estimators::priestley_chao_options po;
+  po.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
   EXPECT_THROW(audit::priestley_chao_pair(po, 1, 10, g), std::invalid_argument);
   po.bandwidth = 0;
   EXPECT_THROW(audit::priestley_chao_pair(po, 10, 10, g), std::invalid_argument);

@@ -193,6 +193,7 @@ TEST(VariancePairs, CoinPressCeilingIsNearlyAttainedByAFrequentEvent) {
 TEST(ComposedPairs, LongitudinalRegressionHdIsTheWinsorizedHdPairOnTheCoefficients) {
   const std::size_t users = 50, p = 4, trials = 200;
   estimators::winsorized_mean_hd_options o;
+  o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
   o.epsilon = 1.0;
   o.delta = 1e-5;
   o.rule = estimators::interval_rule::paper(1.0);
@@ -209,6 +210,7 @@ TEST(ComposedPairs, LongitudinalRegressionHdIsTheWinsorizedHdPairOnTheCoefficien
 TEST(ComposedPairs, LocalUserMeanHdIsTheLocalHdPairOnTheAverage) {
   const std::size_t d = 4, trials = 200;
   estimators::local_mean_options o;
+  o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
   o.epsilon = 1.0;
   o.rule = estimators::interval_rule::paper(1.0);
   o.bound = 10.0;

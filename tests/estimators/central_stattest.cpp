@@ -31,7 +31,8 @@ TEST(CentralStatistical, AccuracyWithinHighProbabilityBounds) {
   for (std::size_t r = 0; r < reps; ++r) {
     auto x = normal_data(n, mu, 1.0, 1000 + r);
     auto g = rng::stream(77, 1, static_cast<std::uint32_t>(r), rng::purpose::noise);
-    const auto m = winsorized_mean(x, {eps, delta, interval_rule::paper(tau)}, g);
+    const auto m = winsorized_mean(
+        x, {eps, delta, interval_rule::paper(tau), mechanisms::noise_kind::research_grade}, g);
     ASSERT_FALSE(m.diag.failed);
     // Lemma 3.4 w.p. ≥ 1 − O(n/δ e^{−κnε}) − γ-type terms: a violation here is a bug.
     ASSERT_LE(std::abs(m.midpoint - mu), 2 * tau) << r;
@@ -52,7 +53,8 @@ TEST(CentralStatistical, NoClipNoiseIsLaplaceWithTheStatedScale) {
   for (std::size_t r = 0; r < reps; ++r) {
     auto x = normal_data(n, 0.0, 1.0, 5000 + r);
     auto g = rng::stream(78, 1, static_cast<std::uint32_t>(r), rng::purpose::noise);
-    const auto m = winsorized_mean(x, {eps, delta, interval_rule::paper(tau)}, g);
+    const auto m = winsorized_mean(
+        x, {eps, delta, interval_rule::paper(tau), mechanisms::noise_kind::research_grade}, g);
     if (m.diag.clipped_fraction != 0.0) continue;
     b = m.noise_scale;
     const double e = m.estimate - plain_mean(x);
@@ -84,7 +86,9 @@ TEST(CentralStatistical, HighDimensionalNoiseBound) {
   for (std::size_t r = 0; r < reps; ++r) {
     auto col = normal_data(n * d, 0.0, 1.0, 9000 + r);
     auto g = rng::stream(79, 1, static_cast<std::uint32_t>(r), rng::purpose::noise);
-    const auto m = winsorized_mean_hd(col, d, {eps, delta, interval_rule::paper(tau)}, g);
+    winsorized_mean_hd_options o{eps, delta, interval_rule::paper(tau)};
+    o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanism
+    const auto m = winsorized_mean_hd(col, d, o, g);
     double nrm = 0;
     for (std::size_t j = 0; j < d; ++j) {
       double s = 0;
@@ -107,7 +111,10 @@ double failure_rate(std::size_t n, double eps, std::size_t reps, std::uint64_t s
   for (std::size_t r = 0; r < reps; ++r) {
     auto x = normal_data(n, 0.0, 1.0, seed + r);
     auto g = rng::stream(seed, n, static_cast<std::uint32_t>(r), rng::purpose::noise);
-    fails += winsorized_mean(x, {eps, delta, interval_rule::paper(tau)}, g).diag.failed;
+    fails +=
+        winsorized_mean(
+            x, {eps, delta, interval_rule::paper(tau), mechanisms::noise_kind::research_grade}, g)
+            .diag.failed;
   }
   return static_cast<double>(fails) / static_cast<double>(reps);
 }
@@ -150,7 +157,8 @@ TEST(CentralStatistical, PrivacySmokeNewBinAppearsRarely) {
   std::size_t appeared = 0;
   for (std::size_t t = 0; t < trials; ++t) {
     auto g = rng::stream(80, 1, static_cast<std::uint32_t>(t), rng::purpose::audit);
-    const auto p = projection_interval(x, interval_rule::paper(1.0), eps, delta, g);
+    const auto p = projection_interval(
+        x, interval_rule::paper(1.0), eps, delta, g, mechanisms::noise_kind::research_grade);
     appeared += std::count(p.histogram.bins.begin(), p.histogram.bins.end(), 10);
   }
   const double rate = static_cast<double>(appeared) / trials;

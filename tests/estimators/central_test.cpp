@@ -32,6 +32,8 @@ using testing::brute_bins;
 using testing::counting_urbg;
 using testing::normal_data;
 using testing::plain_mean;
+// The draw-recomputation tests below check S1's mechanism (double Laplace) exactly.
+constexpr auto research = mechanisms::noise_kind::research_grade;
 
 TEST(BinIndex, HalfOpenOnTheLeft) {
   // width 1 (τ = 1/2): bin k is (k - 1/2, k + 1/2].
@@ -88,14 +90,74 @@ TEST(StableRelease, BitIdenticalToMechanismsReleaseBins) {
   const auto g0 = rng::stream(8, 8, 8, rng::purpose::noise);
   auto g1 = g0, g2 = g0;
   const auto ref = mechanisms::stable_histogram::calibrate(0.3, 1e-4).release_bins(keys, g1);
-  const auto got =
-      detail::stable_release(detail::occupied_bins(x, width, "t", "x"), x.size(), 0.3, 1e-4, g2);
+  const auto got = detail::stable_release(
+      detail::occupied_bins(x, width, "t", "x"), x.size(), 0.3, 1e-4, research, g2);
   EXPECT_EQ(got.bins, ref.bins);
   EXPECT_EQ(got.values, ref.values);
   EXPECT_EQ(got.occupied, ref.occupied);
   EXPECT_EQ(got.threshold, ref.threshold);
   EXPECT_TRUE(g1 == g2);
   EXPECT_GT(got.bins.size(), 3u);
+}
+
+// The float-safe histogram (the default) is the mechanisms' discrete_laplace variant, draw for
+// draw: exact integer noise on the counts, values (c + Z)/n.
+TEST(StableRelease, FloatSafeBitIdenticalToDiscreteReleaseBins) {
+  auto x = normal_data(3000, 1.0, 3.0, 50);
+  const double width = 1.3;
+  std::vector<std::int64_t> keys(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) keys[i] = detail::bin_index(x[i], width);
+  const auto g0 = rng::stream(8, 8, 9, rng::purpose::noise);
+  auto g1 = g0, g2 = g0;
+  const auto ref = mechanisms::stable_histogram::calibrate(
+                       0.3, 1e-4, mechanisms::histogram_noise::discrete_laplace)
+                       .release_bins(keys, g1);
+  const auto got = detail::stable_release(detail::occupied_bins(x, width, "t", "x"),
+                                          x.size(),
+                                          0.3,
+                                          1e-4,
+                                          mechanisms::noise_kind::float_safe,
+                                          g2);
+  EXPECT_EQ(got.bins, ref.bins);
+  EXPECT_EQ(got.values, ref.values);
+  EXPECT_EQ(got.threshold, ref.threshold);
+  EXPECT_TRUE(g1 == g2);
+  EXPECT_GT(got.bins.size(), 3u);
+  for (const double v : got.values)  // every released value is an integer count times 1/n
+    EXPECT_EQ(v, std::round(v * 3000.0) * (1.0 / 3000.0)) << v;
+}
+
+// Default options release with float-safe noise: the estimate lies on the float-safe grid
+// Lambda = 2^(floor(log2 b) - 20), b = 2 kappa / (n eps/2) (computed here from the definition
+// in docs/mechanisms.md, not by the library), the mean's ledger event is pure_dp (exact epsilon),
+// the research-grade estimate from the same stream differs and is off that grid.
+TEST(WinsorizedMean, DefaultIsFloatSafe) {
+  const std::size_t n = 1000;
+  const double eps = 0.8, delta = 1e-6;
+  auto x = normal_data(n, -3.0, 1.0, 2);
+  const double tau = tau_subgaussian(1.0, n, 0.1);
+  const winsorized_mean_options o{eps, delta, interval_rule::paper(tau)};
+  EXPECT_EQ(o.noise, mechanisms::noise_kind::float_safe);
+  const auto g0 = rng::stream(9, 9, 3, rng::purpose::noise);
+  auto g = g0, gr = g0;
+  const auto r = winsorized_mean(x, o, g);
+  auto orr = o;
+  orr.noise = research;
+  const auto rr = winsorized_mean(x, orr, gr);
+  const double b = 2.0 * (3.0 * tau) / (0.5 * eps * static_cast<double>(n));
+  const double lambda = std::ldexp(1.0, static_cast<int>(std::floor(std::log2(b))) - 20);
+  const double k = r.estimate / lambda;
+  EXPECT_EQ(k, std::round(k)) << r.estimate;
+  const double kr = rr.estimate / lambda;
+  EXPECT_NE(kr, std::round(kr)) << rr.estimate;
+  EXPECT_NE(r.estimate, rr.estimate);
+  EXPECT_GE(r.noise_scale, b);  // the float-safe scale is never below the continuous one
+  EXPECT_LE(r.noise_scale, b * (1 + 4.0 * std::ldexp(1.0, -20)));
+  EXPECT_NEAR(r.estimate, plain_mean(x), 40 * b);  // P(|Lap(b)| > 40 b) = e^-40
+  ASSERT_EQ(r.ledger.size(), 2u);
+  EXPECT_EQ(core::event_name(r.ledger[1].event), "pure_dp");
+  EXPECT_EQ(r.privacy.epsilon, eps);
+  EXPECT_EQ(r.privacy.delta, delta);
 }
 
 TEST(IntervalRule, Constants) {
@@ -162,7 +224,7 @@ TEST(ProjectionInterval, ThresholdSelectionAndLedger) {
   auto x = normal_data(n, 10.0, 1.0, 1);
   const double tau = tau_subgaussian(1.0, n, 0.1);
   auto g = rng::stream(5, 1, 0, rng::purpose::noise);
-  const auto r = projection_interval(x, interval_rule::paper(tau), 1.0, 1e-6, g);
+  const auto r = projection_interval(x, interval_rule::paper(tau), 1.0, 1e-6, g, research);
   EXPECT_DOUBLE_EQ(r.threshold, 2.0 * std::log(2.0 / 1e-6) / (1.0 * n) + 1.0 / n);
   EXPECT_FALSE(r.diag.failed);
   EXPECT_EQ(r.diag.occupied_bins, brute_bins(x, 2 * tau).size());
@@ -184,7 +246,7 @@ TEST(ProjectionInterval, FailureGivesZeroMidpoint) {
   // n = 3, ε = 0.1: count threshold 1 + 2 ln(2/δ)/ε ≈ 300 is unreachable by noise w.h.p.
   const std::vector<double> x = {100.0, 100.1, 99.9};
   auto g = rng::stream(5, 2, 0, rng::purpose::noise);
-  const auto r = projection_interval(x, interval_rule::paper(1.0), 0.1, 1e-6, g);
+  const auto r = projection_interval(x, interval_rule::paper(1.0), 0.1, 1e-6, g, research);
   EXPECT_TRUE(r.diag.failed);
   EXPECT_EQ(r.midpoint, 0.0);
   EXPECT_EQ(r.range.lo, -3.0);
@@ -200,7 +262,7 @@ TEST(WinsorizedMean, EqualsMeanPlusRecomputedDrawWhenNothingClipped) {
   const double tau = tau_subgaussian(1.0, n, 0.1);
   const auto g0 = rng::stream(9, 9, 3, rng::purpose::noise);
   auto g = g0;
-  const auto r = winsorized_mean(x, {eps, delta, interval_rule::paper(tau)}, g);
+  const auto r = winsorized_mean(x, {eps, delta, interval_rule::paper(tau), research}, g);
   ASSERT_FALSE(r.diag.failed);
   ASSERT_EQ(r.diag.clipped_fraction, 0.0);
   EXPECT_NEAR(r.noise_scale, 12.0 * tau / (n * eps), 1e-15 * r.noise_scale);
@@ -229,7 +291,7 @@ TEST(WinsorizedMean, DrawsOnlyForOccupiedBins) {
   std::vector<double> x(500, 0.1);
   for (std::size_t i = 0; i < 50; ++i) x[i] = 1e6;
   counting_urbg g{rng::stream(1, 2, 3, rng::purpose::noise)};
-  const auto r = winsorized_mean(x, {1.0, 1e-6, interval_rule::paper(1.0)}, g);
+  const auto r = winsorized_mean(x, {1.0, 1e-6, interval_rule::paper(1.0), research}, g);
   EXPECT_EQ(r.diag.occupied_bins, 2u);
   EXPECT_EQ(g.calls, 2u * 3u);
 }
@@ -240,7 +302,7 @@ TEST(WinsorizedMean, ClipsToTheIntervalExactly) {
   const double tau = 2.0;
   const auto g0 = rng::stream(4, 4, 4, rng::purpose::noise);
   auto g = g0;
-  const auto r = winsorized_mean(x, {1.0, 1e-6, interval_rule::sharper(tau, 1.0)}, g);
+  const auto r = winsorized_mean(x, {1.0, 1e-6, interval_rule::sharper(tau, 1.0), research}, g);
   ASSERT_FALSE(r.diag.failed);
   EXPECT_DOUBLE_EQ(r.range.hi - r.range.lo, 2.0 * (tau + 2.0));
   EXPECT_NEAR(r.noise_scale, 4.0 * (tau + 2.0) / (2000 * 1.0), 1e-16);
@@ -291,7 +353,9 @@ TEST(WinsorizedMeanHD, PerCoordinateDrawsAndBudget) {
   const double tau = tau_subgaussian(1.0, n, 0.1), eps = 0.9, delta = 1e-6;
   const auto g0 = rng::stream(2, 2, 2, rng::purpose::noise);
   auto g = g0;
-  const auto r = winsorized_mean_hd(x, d, {eps, delta, interval_rule::paper(tau)}, g);
+  winsorized_mean_hd_options ho{eps, delta, interval_rule::paper(tau)};
+  ho.noise = research;
+  const auto r = winsorized_mean_hd(x, d, ho, g);
   EXPECT_EQ(r.budget.kind, composition::basic);  // d = 3 < 8 ln(1/δ)
   EXPECT_DOUBLE_EQ(r.budget.epsilon, eps / 3);
   EXPECT_DOUBLE_EQ(r.noise_scale, 12.0 * tau / (n * (eps / 3)));
@@ -339,6 +403,7 @@ TEST(SampleSplit, HalvesAndParallelBudget) {
     const auto g0 = rng::stream(3, 3, parallel, rng::purpose::noise);
     auto g = g0;
     sample_split_options o{{eps, delta, interval_rule::paper(tau)}, parallel};
+    o.base.noise = research;
     const auto r = sample_split_mean(x, 1, o, g);
     const double em = parallel ? eps : eps / 2;
     EXPECT_DOUBLE_EQ(r.noise_scale, 2.0 * 3 * tau / (1501 * em));
@@ -367,6 +432,7 @@ TEST(KarwaVadhan, RuleScaleAndConfidenceInterval) {
   const auto g0 = rng::stream(6, 6, 6, rng::purpose::noise);
   auto g = g0;
   kv_mean_options o;
+  o.noise = mechanisms::noise_kind::research_grade;  // recomputed draws
   o.epsilon = 1.0;
   o.delta = 1e-6;
   o.sigma = 2.0;

@@ -75,6 +75,7 @@ TEST(KvUnknownSigma, BudgetScalesAndRecomputedDraw) {
   const double eps = 0.9, delta = 1e-7, mu = 5.0, sigma = 1.0;
   const auto x = normal_data(n, mu, sigma, 41);
   kv_unknown_sigma_options o;
+  o.noise = mechanisms::noise_kind::research_grade;  // recomputed draws
   o.epsilon = eps;
   o.delta = delta;
   o.beta = 0.05;
@@ -140,6 +141,9 @@ TEST(KvUnknownSigma, AccuracyAtFixedSeeds) {
       const auto x = normal_data(n, mu, sigma, 100 + seed);
       auto g = rng::stream(77, seed, 0, rng::purpose::noise);
       kv_unknown_sigma_options o;
+      o.noise = mechanisms::noise_kind::research_grade;  // recomputed draws
+      o.noise = mechanisms::noise_kind::research_grade;  // recomputed draws
+      o.noise = mechanisms::noise_kind::research_grade;  // recomputed draws
       o.epsilon = 0.5;
       o.delta = 1.0 / (double(n) * n);
       const auto r = kv_mean_unknown_sigma(x, o, g);
@@ -157,6 +161,7 @@ TEST(KvUnknownSigma, FailureUsesFallback) {
   const auto x = normal_data(20, 0.0, 1.0, 5);
   auto g = rng::stream(1, 1, 1, rng::purpose::noise);
   kv_unknown_sigma_options o;
+  o.noise = mechanisms::noise_kind::research_grade;  // recomputed draws
   o.epsilon = 0.1;
   o.delta = 1e-4;
   o.sigma_fallback = 2.5;
@@ -172,6 +177,8 @@ TEST(KvUnknownSigma, Validation) {
   auto g = rng::stream(1, 1, 1, rng::purpose::noise);
   auto bad = [&](auto mutate) {
     kv_unknown_sigma_options o;
+    o.noise = mechanisms::noise_kind::research_grade;  // recomputed draws
+    o.noise = mechanisms::noise_kind::research_grade;  // recomputed draws
     mutate(o);
     EXPECT_THROW((void)kv_mean_unknown_sigma(x, o, g), core::invalid_argument_error);
   };

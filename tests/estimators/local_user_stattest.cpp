@@ -28,6 +28,7 @@ TEST(LocalStatistical, MidpointAndNoiseVariance) {
   const double eps = 2.0, mu = 3.0;
   const double tau = tau_subgaussian(1.0, n, 0.1);
   local_mean_options o;
+  o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanism
   o.epsilon = eps;
   o.rule = interval_rule::paper(tau);
   o.bound = 20.0;
@@ -81,6 +82,7 @@ TEST(UserLevelStatistical, ErrorMatchesOracleAcrossT) {
   for (std::size_t T : {1u, 10u, 100u}) {
     const double tau = tau_user(1.0, T, n, 1, 0.1);
     winsorized_mean_hd_options o{eps, delta, interval_rule::paper(tau)};
+    o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanism
     double sq = 0, b = 0;
     for (std::size_t r = 0; r < reps; ++r) {
       const auto v = normal_data(n * T, mu, 1.0, 40000 + 1000 * T + r);

@@ -63,6 +63,7 @@ TEST(UserLevel, UserMeanIsAlgorithm5OnAverages) {
   auto v = normal_data(n * T, 3.0, 1.0, 60);
   const double tau = tau_user(1.0, T, n, 1, 0.1);
   winsorized_mean_hd_options o{0.5, 1e-6, interval_rule::paper(tau)};
+  o.noise = mechanisms::noise_kind::research_grade;  // recomputed draws
   const auto g0 = rng::stream(1, 1, 1, rng::purpose::noise);
   auto g1 = g0, g2 = g0;
   const auto r = user_mean(panel_view{v, n, T, 1}, o, g1);
@@ -75,8 +76,8 @@ TEST(UserLevel, UserMeanIsAlgorithm5OnAverages) {
   EXPECT_NEAR(r.noise_scale, 12 * tau / (n * 0.5), 1e-15);
   // random effects wrapper: the same on d = 1
   auto g3 = g0;
-  const auto re =
-      random_effects_mean(panel_view{v, n, T, 1}, {0.5, 1e-6, interval_rule::paper(tau)}, g3);
+  const auto re = random_effects_mean(
+      panel_view{v, n, T, 1}, {0.5, 1e-6, interval_rule::paper(tau), o.noise}, g3);
   EXPECT_EQ(re.estimate, ref.estimate[0]);
   EXPECT_EQ(re.privacy.unit, core::privacy_unit::user);
   EXPECT_DOUBLE_EQ(tau_random_effects(0.5, 0.25, 100, 0.1), std::sqrt(1.5 * std::log(2000.0)));
@@ -148,6 +149,7 @@ TEST(Longitudinal, PerUserOlsWlsAndSingular) {
                core::invalid_argument_error);
   // the private fit is Algorithm 5 on β̂ with the same draws; user level
   longitudinal_options o;
+  o.base.noise = mechanisms::noise_kind::research_grade;  // recomputed draws
   o.base = {0.5, 1e-6, interval_rule::paper(3.0)};
   const auto g0 = rng::stream(2, 2, 2, rng::purpose::noise);
   auto g1 = g0, g2 = g0;
@@ -166,6 +168,7 @@ TEST(PriestleyChao, ConstantsRadiiAndPoints) {
   EXPECT_EQ(kernel_value(kernel_kind::box, 1.0), 0.5);
   EXPECT_EQ(kernel_value(kernel_kind::box, 1.0000001), 0.0);
   priestley_chao_options o;
+  o.noise = mechanisms::noise_kind::research_grade;  // recomputed draws
   o.bandwidth = 0.1;
   o.lipschitz = 2 * M_PI;
   o.sup_norm = 1.0;
@@ -202,7 +205,10 @@ TEST(PriestleyChao, ConstantsRadiiAndPoints) {
     std::vector<double> z(n);
     for (std::size_t i = 0; i < n; ++i)
       z[i] = y[i] * kernel_value(kernel_kind::gaussian, (i / double(n) - pts[j]) / 0.1) / 0.1;
-    const auto m = winsorized_mean(z, {0.3, 1e-6 / 3, interval_rule::paper(r.tau)}, g2);
+    const auto m = winsorized_mean(
+        z,
+        {0.3, 1e-6 / 3, interval_rule::paper(r.tau), mechanisms::noise_kind::research_grade},
+        g2);
     EXPECT_NEAR(r.estimate[j], m.estimate, 1e-12) << j;
     EXPECT_TRUE(r.interior[j]);
   }
@@ -211,6 +217,7 @@ TEST(PriestleyChao, ConstantsRadiiAndPoints) {
 
 TEST(Local, BinsBudgetAndRecomputedEstimate) {
   local_mean_options o;
+  o.noise = mechanisms::noise_kind::research_grade;  // recomputed draws
   o.epsilon = 2.0;
   o.rule = interval_rule::paper(5.0);
   o.bound = 5.0;

@@ -166,6 +166,27 @@ TEST_F(ScaleTest, StaleHeartbeatIsFailed) {
   EXPECT_NE(j.find("\"state\": \"failed\""), std::string::npos) << j;
 }
 
+// A shard whose blocks are all complete is finished whatever its (not running) heartbeat says;
+// a disagreeing heartbeat (here: "failed" from an earlier attempt) is explained in the note.
+TEST_F(ScaleTest, FinishedShardExplainsAFailedHeartbeat) {
+  ASSERT_EQ(h::run_preset(opts("fh", 0, 2)).status, h::run_status::completed);
+  auto st = h::status_preset({preset_.string(), dir_ / "fh", std::nullopt, 2, 60});
+  EXPECT_EQ(st.shards[0].state, "finished");
+  EXPECT_EQ(st.shards[0].heartbeat_status, "completed");
+  EXPECT_EQ(st.shards[0].note, "");  // heartbeat and blocks agree
+  const fs::path hb = dir_ / "fh" / h::shard_dir(0, 2) / "progress.json";
+  std::ofstream(hb) << R"({"status": "failed", "pid": 1, "host": "elsewhere",
+                          "updated_utc": "2020-01-01T00:00:00Z"})";
+  st = h::status_preset({preset_.string(), dir_ / "fh", std::nullopt, 2, 60});
+  EXPECT_EQ(st.shards[0].state, "finished");
+  EXPECT_EQ(st.shards[0].heartbeat_status, "failed");
+  EXPECT_NE(st.shards[0].note.find("earlier attempt"), std::string::npos) << st.shards[0].note;
+  EXPECT_EQ(st.shards[1].state, "missing");
+  EXPECT_EQ(st.shards[1].note, "");
+  const std::string j = h::status_json(st);
+  EXPECT_NE(j.find("\"note\": \"every block is complete"), std::string::npos) << j;
+}
+
 TEST(SlurmScript, ContentAndValidation) {
   h::slurm_options o;
   o.preset_path = "/x/p.toml";

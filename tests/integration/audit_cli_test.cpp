@@ -1,6 +1,7 @@
 // Properties checked (the real `dpx` executable, `dpx audit`, docs/audit.md):
 // - the JSON output starts with the keys epsilon_lower_bound, claimed_epsilon, confidence,
-//   trials, violation, in that order, with the claim, confidence and trials asked for;
+//   trials, violation, in that order (after schema_version), with the claim, confidence and trials
+//   asked for;
 // - a correct Laplace mechanism is not reported in violation and a --broken one (scale b/2,
 //   true epsilon 2) is, at a fixed seed (20000 trials per side: the broken bound is ~1.9);
 // - the same seed gives byte-identical output;
@@ -41,8 +42,12 @@ TEST(AuditCli, JsonKeysComeFirstInOrder) {
       {"--mechanism", "laplace", "--epsilon", "1", "--trials", "20000", "--seed", "3"});
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::ordered_json::parse(r.out);
-  const std::vector<std::string> first = {
-      "epsilon_lower_bound", "claimed_epsilon", "confidence", "trials", "violation"};
+  const std::vector<std::string> first = {"schema_version",
+                                          "epsilon_lower_bound",
+                                          "claimed_epsilon",
+                                          "confidence",
+                                          "trials",
+                                          "violation"};
   ASSERT_GE(j.size(), first.size());
   std::size_t i = 0;
   for (auto it = j.begin(); i < first.size(); ++it, ++i) EXPECT_EQ(it.key(), first[i]);

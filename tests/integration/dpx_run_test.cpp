@@ -278,6 +278,13 @@ TEST_F(DpxRun, ListAndAll) {
   for (const char* name : {"synthetic_rate", "synthetic_slow", "synthetic_wrong_rate"}) {
     EXPECT_TRUE(fs::exists(dir_ / "all" / name / "tidy.csv")) << name;
   }
+  // One index.html over every preset of DIR, each linked to its report.
+  const std::string index = slurp(dir_ / "all" / "index.html");
+  for (const char* name : {"synthetic_rate", "synthetic_slow", "synthetic_wrong_rate"}) {
+    EXPECT_NE(index.find(std::string("href=\"") + name + "/report.html\""), std::string::npos)
+        << name << "\n"
+        << index;
+  }
 }
 
 }  // namespace

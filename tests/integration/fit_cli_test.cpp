@@ -359,11 +359,18 @@ TEST_F(FitCli, DpSgdPublicSize) {
   ASSERT_EQ(dflt.code, 0) << dflt.err;
   const std::string g0 = nlohmann::json::parse(dflt.out)["guarantee"];
   EXPECT_NE(g0.find("treated as PUBLIC"), std::string::npos) << g0;
+  // The guarantee names the flag the user types, not the library's option (issue 21).
+  EXPECT_NE(g0.find("pass --public-size"), std::string::npos) << g0;
+  EXPECT_EQ(g0.find("expected_batch_size"), std::string::npos) << g0;
   // n_bar = 1000: q = 256/1000, denominator q n_bar = 256.
   const auto pub = run_dpx(with({"--public-size", "1000"}), dir_);
   ASSERT_EQ(pub.code, 0) << pub.err;
   const std::string g1 = nlohmann::json::parse(pub.out)["guarantee"];
-  EXPECT_NE(g1.find("PUBLIC expected batch size 256"), std::string::npos) << g1;
+  EXPECT_NE(g1.find("the PUBLIC --public-size 1000"), std::string::npos) << g1;
+  EXPECT_EQ(g1.find("expected_batch_size"), std::string::npos) << g1;
+  const auto jp = nlohmann::json::parse(pub.out);
+  EXPECT_EQ(jp["dp_sgd"]["sampling_rate"], 0.256);
+  EXPECT_EQ(jp["dp_sgd"]["public_size"], 1000);
   const auto zero = run_dpx(with({"--public-size", "0"}), dir_);
   EXPECT_EQ(zero.code, 2);
   EXPECT_NE(zero.err.find("--public-size"), std::string::npos) << zero.err;

@@ -1,6 +1,7 @@
 // `dpx mean` end to end (the real executable, fork/exec; apps/dpx/cmd_mean.cpp, issue 7):
-// - the JSON output has exactly the keys {"estimate", "clip_range", "epsilon", "delta", "level",
-//   "model", "failed", "n"}, with the privacy actually spent (central item level, user level with
+// - the JSON output has exactly the keys {"schema_version", "estimate", "clip_range", "epsilon",
+//   "delta", "level", "model", "failed", "n", "noise", "noise_note"}, with the privacy actually
+//   spent (central item level, user level with
 //   --user-column, local with --local --bound);
 // - the released interval is the paper rule's [2τk̂ ± 3τ] around the data's bin, and the estimate
 //   is within a Laplace tail bound of the sample mean (probability of a false failure ≤ 1e-6 per
@@ -85,8 +86,17 @@ std::string panel_csv(std::size_t n, double centre, std::size_t per_user) {
   return s.str();
 }
 
-const std::set<std::string> expected_keys = {
-    "estimate", "clip_range", "epsilon", "delta", "level", "model", "failed", "n"};
+const std::set<std::string> expected_keys = {"schema_version",
+                                             "estimate",
+                                             "clip_range",
+                                             "epsilon",
+                                             "delta",
+                                             "level",
+                                             "model",
+                                             "failed",
+                                             "n",
+                                             "noise",
+                                             "noise_note"};
 
 std::set<std::string> keys_of(const nlohmann::json& j) {
   std::set<std::string> k;
@@ -102,6 +112,54 @@ void expect_one_line_error(const outcome& o, const std::vector<std::string>& nee
   EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
   EXPECT_EQ(o.err.back(), '\n');
   for (const auto& s : needles) EXPECT_NE(o.err.find(s), std::string::npos) << s << " | " << o.err;
+}
+
+// Safe by default (issue 21): without --research-grade the release is float-safe — the estimate
+// lies on the grid Lambda = 2^(floor(log2 b) - 20) of the mean's Laplace scale b = 4 kappa/(n eps)
+// = 0.18 (Lambda = 2^-23, from docs/mechanisms.md's definition), and "noise" says float_safe;
+// with --research-grade the same seed gives a double-Laplace estimate off that grid and "noise"
+// says research_grade. (A continuous draw lands on the 2^-23 grid with probability ~0.)
+TEST_F(MeanCli, FloatSafeByDefaultResearchGradeOnRequest) {
+  const auto csv = write("d.csv", panel_csv(200, 5.0, 1));
+  const std::vector<std::string> flags{
+      "--epsilon", "1", "--delta", "1e-6", "--tau", "3", "--seed", "7"};
+  const outcome safe = mean_of(csv, flags);
+  ASSERT_EQ(safe.status, 0) << safe.err;
+  auto rflags = flags;
+  rflags.push_back("--research-grade");
+  const outcome research = mean_of(csv, rflags);
+  ASSERT_EQ(research.status, 0) << research.err;
+  const auto js = nlohmann::json::parse(safe.out), jr = nlohmann::json::parse(research.out);
+  EXPECT_EQ(js["noise"], "float_safe");
+  EXPECT_EQ(jr["noise"], "research_grade");
+  EXPECT_NE(jr["noise_note"].get<std::string>().find("NOT safe for real data"), std::string::npos);
+  const double lambda = std::ldexp(1.0, -23);
+  const double ks = js["estimate"].get<double>() / lambda;
+  const double kr = jr["estimate"].get<double>() / lambda;
+  EXPECT_EQ(ks, std::round(ks)) << js["estimate"];
+  EXPECT_NE(kr, std::round(kr)) << jr["estimate"];
+  EXPECT_EQ(js["epsilon"], jr["epsilon"]);  // the same guarantee either way
+  EXPECT_EQ(js["delta"], jr["delta"]);
+  // Local model: the noise kind is reported and --research-grade changes the draw.
+  const outcome local =
+      mean_of(csv, {"--epsilon", "1", "--tau", "3", "--local", "--bound", "10", "--seed", "7"});
+  const outcome local_r = mean_of(csv,
+                                  {"--epsilon",
+                                   "1",
+                                   "--tau",
+                                   "3",
+                                   "--local",
+                                   "--bound",
+                                   "10",
+                                   "--seed",
+                                   "7",
+                                   "--research-grade"});
+  ASSERT_EQ(local.status, 0) << local.err;
+  ASSERT_EQ(local_r.status, 0) << local_r.err;
+  const auto jl = nlohmann::json::parse(local.out), jlr = nlohmann::json::parse(local_r.out);
+  EXPECT_EQ(jl["noise"], "float_safe");
+  EXPECT_EQ(jlr["noise"], "research_grade");
+  EXPECT_NE(jl["estimate"], jlr["estimate"]);
 }
 
 TEST_F(MeanCli, CentralItemLevelJson) {

@@ -58,7 +58,11 @@ nlohmann::ordered_json describe(const std::vector<std::string>& args) {
   a.push_back("--describe");
   const auto r = sample(a);
   EXPECT_EQ(r.code, 0) << r.err;
-  return nlohmann::ordered_json::parse(r.out);
+  auto j = nlohmann::ordered_json::parse(r.out);
+  // docs/cli-schema.json: schema_version first (checked there); the keys below are the rest.
+  EXPECT_EQ(j.begin().key(), "schema_version");
+  j.erase("schema_version");
+  return j;
 }
 
 std::vector<std::string> keys(const nlohmann::ordered_json& j) {

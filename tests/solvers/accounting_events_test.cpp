@@ -39,6 +39,7 @@ struct problem {
 
 istdp_options strict(noise_calibration c) {
   istdp_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
   o.variant = istdp_variant::strict;
   o.iterations = 40;
   o.public_smoothness = 10.0;
@@ -84,6 +85,7 @@ TEST(AccountingOfEvents, IstdpPaperCalibrationIsWithinTargetUnderRdpAndPld) {
 
 pgd_options noisy(pgd_noise noise, noise_calibration c) {
   pgd_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
   o.noise = noise;
   o.iterations = 30;
   o.clip_norm = 1.0;

@@ -33,6 +33,7 @@ TEST(DpSgd, PoissonSamplingRateAndEvents) {
   const losses::glm_loss loss(losses::glm_kind::least_squares, {s.x, s.y, n, d});
   const testing::counting_loss counted{loss};
   dp_sgd_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
   o.iterations = 400;
   o.sampling_rate = 0.05;
   o.noise_multiplier = 1.3;
@@ -89,6 +90,7 @@ TEST(DpSgd, FullBatchNoiselessStepIsClippedGradientStep) {
   const losses::glm_loss loss(losses::glm_kind::least_squares, {s.x, s.y, n, d});
   const std::vector<double> th0{0.1, -0.2, 0.3, 0.0};
   dp_sgd_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
   o.iterations = 1;
   o.sampling_rate = 1.0;
   o.noise_multiplier = 0.0;
@@ -111,6 +113,7 @@ TEST(DpSgd, PublicExpectedBatchSizeIsTheDenominator) {
   const losses::glm_loss loss(losses::glm_kind::least_squares, {s.x, s.y, n, d});
   const std::vector<double> th0{0.2, 0.1, -0.3};
   dp_sgd_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
   o.iterations = 1;
   o.sampling_rate = 1.0;
   o.noise_multiplier = 0.0;
@@ -146,6 +149,7 @@ TEST(DpSgd, ProximalVariantWithHugeL1IsZero) {
   const auto s = testing::make_design(100, 5, 2, 0.0, 0.5, 2);
   const losses::glm_loss loss(losses::glm_kind::least_squares, {s.x, s.y, 100, 5});
   dp_sgd_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
   o.iterations = 30;
   o.sampling_rate = 0.2;
   o.schedule = step_schedule::inverse_sqrt;
@@ -165,6 +169,7 @@ TEST(DpSgdOptions, BadFieldsNamed) {
   };
   EXPECT_NO_THROW(dp_sgd_options{}.validate());
   dp_sgd_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
   o.sampling_rate = 0;
   check(o, "sampling_rate");
   o = {};

@@ -93,6 +93,7 @@ trace_ref algorithm_1(int T, double lambda, double sigma, double sens, std::uint
 
 istdp_options published_options(int T, double sigma) {
   istdp_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
   o.variant = istdp_variant::as_published;
   o.iterations = T;
   o.eta = 0.5;
@@ -136,6 +137,7 @@ TEST(Istdp, AsPublishedReproducesAlgorithm1StepByStep) {
 
 istdp_options strict_options(int T) {
   istdp_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
   o.variant = istdp_variant::strict;
   o.iterations = T;
   o.public_smoothness = 10.0;

@@ -40,6 +40,7 @@ TEST(Pgd, NonprivateConvergesToConstrainedMinimiserWithinTheorem1Bound) {
   EXPECT_NEAR(std::sqrt(detail::dot(ref.x, ref.x)), 0.5, 1e-9);  // constraint active
   const double l_star = loss.value(ref.x);
   pgd_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
   o.iterations = 2000;
   o.output = iterate_output::last;
   o.step_size = 1.0 / loss.smoothness();
@@ -73,6 +74,7 @@ TEST(Pgd, NonprivateConvergesToConstrainedMinimiserWithinTheorem1Bound) {
 
 pgd_options private_options(pgd_noise noise) {
   pgd_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
   o.noise = noise;
   o.iterations = 20;
   o.clip_norm = 2.0;

@@ -36,6 +36,7 @@ constexpr double kClip = 1.0;
 
 pgd_options pgd_noiseless(core::neighbouring rel, std::size_t public_size) {
   pgd_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
   o.iterations = 1;
   o.step_size = 1.0;
   o.output = iterate_output::last;
@@ -49,6 +50,7 @@ pgd_options pgd_noiseless(core::neighbouring rel, std::size_t public_size) {
 
 istdp_options istdp_noiseless(core::neighbouring rel, std::size_t public_size) {
   istdp_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
   o.variant = istdp_variant::strict;
   o.iterations = 2;  // one release, one update at alpha_max
   o.public_smoothness = 1.0;

@@ -277,6 +277,7 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
         (hist ? "the histogram stage: its (eps/2, delta)" : "both stages: the total (eps, delta)");
     if (m.starts_with("winsorized_mean")) {
       estimators::winsorized_mean_options o;
+      o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
       o.epsilon = eps;
       o.delta = spec.delta;
       o.rule = estimators::interval_rule::paper(1.0);
@@ -288,6 +289,7 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
                     eps);
     }
     estimators::kv_mean_options o;
+    o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
     o.epsilon = eps;
     o.delta = spec.delta;
     o.sigma = 1.0;
@@ -331,6 +333,7 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
                             core::format_double(eps_m) + " - ln(1 - delta/4), delta/4)-DP";
   if (m == "winsorized_mean") {
     estimators::winsorized_mean_options o;
+    o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
     o.epsilon = eps;
     o.delta = spec.delta;
     o.rule = estimators::interval_rule::paper(1.0);
@@ -344,6 +347,7 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
   }
   if (m == "kv_mean") {
     estimators::kv_mean_options o;
+    o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
     o.epsilon = eps;
     o.delta = spec.delta;
     o.sigma = 1.0;
@@ -361,6 +365,7 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
     // (split_budget's single case: the same (eps/2, delta) + eps/2 stages as winsorized_mean).
     constexpr std::size_t kUserTimes = 4;
     estimators::winsorized_mean_hd_options o;
+    o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
     o.epsilon = eps;
     o.delta = spec.delta;
     o.rule = estimators::interval_rule::paper(1.0);
@@ -374,7 +379,8 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
                   eps);
   }
   if (m == "priestley_chao") {
-    estimators::priestley_chao_options o;  // b = 0.1, Gaussian kernel, Lemma 4.9 radius
+    estimators::priestley_chao_options o;              // b = 0.1, Gaussian kernel, Lemma 4.9 radius
+    o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
     o.epsilon = eps;
     o.delta = spec.delta;
     return finish(priestley_chao_pair(o, spec.records, trials, g, spec.broken),
@@ -392,6 +398,7 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
   if (m == "local_mean_hd") {
     // One user, d = kComposedReleases coordinates, basic composition: eps/2-LDP on the pair.
     estimators::local_mean_options o;
+    o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
     o.epsilon = eps;
     o.rule = estimators::interval_rule::paper(1.0);
     o.bound = 10.0;
@@ -410,6 +417,7 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
     // User level, d = kComposedReleases coordinates, T = 4 values per user, basic composition.
     constexpr std::size_t kUserTimes = 4;
     estimators::winsorized_mean_hd_options o;
+    o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
     o.epsilon = eps;
     o.delta = spec.delta;
     o.rule = estimators::interval_rule::paper(1.0);
@@ -432,6 +440,7 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
     const std::string k = std::to_string(kComposedReleases);
     if (m == "winsorized_mean_hd") {
       estimators::winsorized_mean_hd_options o;
+      o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
       o.epsilon = eps;
       o.delta = spec.delta;
       o.rule = estimators::interval_rule::paper(1.0);
@@ -447,6 +456,7 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
           eps);
     }
     estimators::priestley_chao_options o;
+    o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
     o.epsilon = eps;
     o.delta = spec.delta;
     return finish(
@@ -463,6 +473,7 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
   }
   if (m == "sample_split_mean") {
     estimators::sample_split_options o;  // paper split: eps/2 histogram, eps/2 mean (d = 1)
+    o.base.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
     o.base.epsilon = eps;
     o.base.delta = spec.delta;
     o.base.rule = estimators::interval_rule::paper(1.0);
@@ -477,6 +488,7 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
   }
   if (m == "kv_mean_unknown_sigma") {
     estimators::kv_unknown_sigma_options o;
+    o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
     o.epsilon = eps;
     o.delta = spec.delta;
     o.beta = 0.1;
@@ -493,6 +505,7 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
   }
   // local_mean: the histogram stage is identical in law on the pair: exactly eps_m-LDP.
   estimators::local_mean_options o;
+  o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
   o.epsilon = eps;
   o.rule = estimators::interval_rule::paper(1.0);
   o.bound = 10.0;

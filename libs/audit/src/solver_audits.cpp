@@ -76,6 +76,7 @@ canary_data make_canary(const solver_audit_spec& s, int side) {
 
 solvers::istdp_options istdp_opts(const solver_audit_spec& s) {
   solvers::istdp_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
   o.iterations = s.iterations;
   o.variant = s.solver == "istdp_as_published" ? solvers::istdp_variant::as_published
                                                : solvers::istdp_variant::strict;
@@ -93,6 +94,7 @@ solvers::istdp_options istdp_opts(const solver_audit_spec& s) {
 
 solvers::pgd_options pgd_opts(const solver_audit_spec& s) {
   solvers::pgd_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
   o.iterations = s.iterations;
   o.step_size = s.step_size;
   o.output = solvers::iterate_output::last;
@@ -108,6 +110,7 @@ solvers::pgd_options pgd_opts(const solver_audit_spec& s) {
 
 solvers::dp_sgd_options sgd_opts(const solver_audit_spec& s) {
   solvers::dp_sgd_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
   o.iterations = s.iterations;
   o.step_size = s.step_size;
   o.sampling_rate = s.sampling_rate;

@@ -284,6 +284,9 @@ status_result status_preset(const status_options& options) {
       s.state = "running";
     } else if (s.blocks_done == s.blocks) {
       s.state = "finished";
+      if (!s.heartbeat_status.empty() && s.heartbeat_status != to_string(run_status::completed))
+        s.note = "every block is complete and valid; the heartbeat's '" + s.heartbeat_status +
+                 "' is from an earlier attempt (or a failure after the blocks were written)";
     } else if (s.blocks_failed > 0 || !s.heartbeat_status.empty()) {
       // failed/interrupted heartbeat, or "running" but stale: the process is gone.
       s.state = "failed";
@@ -317,7 +320,8 @@ std::string status_json(const status_result& s) {
          {"heartbeat_status", x.heartbeat_status},
          {"heartbeat_age_s", x.heartbeat_age_s < 0 ? json(nullptr) : json(x.heartbeat_age_s)},
          {"host", x.host},
-         {"pid", x.pid}});
+         {"pid", x.pid},
+         {"note", x.note}});
   }
   j["shards"] = list;
   return j.dump(2) + "\n";

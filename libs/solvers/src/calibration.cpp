@@ -1,5 +1,7 @@
 #include "dpx/solvers/calibration.hpp"
 
+#include "dpx/accounting/zcdp.hpp"
+
 #include <cmath>
 
 #include "dpx/core/composition.hpp"
@@ -111,6 +113,15 @@ per_iteration_budget split_budget(double epsilon,
   if (rule == laplace_composition::basic)
     return core::split_budget(rule, {epsilon, delta}, iterations);
   return core::split_budget(rule, {epsilon, 0.5 * delta}, iterations, 0.5 * delta);
+}
+
+double gaussian_zcdp_multiplier(double epsilon, double delta, std::int64_t releases) {
+  const char* fn = "solvers::gaussian_zcdp_multiplier";
+  core::check_positive(fn, "epsilon", epsilon);
+  core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
+  core::check_at_least(fn, "releases", releases, 1);
+  const double rho = accounting::zcdp_rho_bun_steinke(epsilon, delta);
+  return std::sqrt(static_cast<double>(releases) / (2.0 * rho));
 }
 
 }  // namespace dpx::solvers

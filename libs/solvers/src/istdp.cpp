@@ -46,6 +46,12 @@ void istdp_options::validate() const {
     core::check_positive(fn, "epsilon", epsilon);
     core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
   }
+  if (calibration == noise_calibration::paper && noise_kind == mechanisms::noise_kind::float_safe)
+    core::throw_invalid(fn,
+                        "noise_kind",
+                        "float_safe",
+                        "paper calibration (Thm. 3.3) is the continuous Gaussian's: use tight "
+                        "calibration or research_grade noise");
   trace.validate(fn);
 }
 
@@ -72,8 +78,11 @@ double istdp_sigma(const istdp_options& o, std::size_t n) {
       return istdp_theorem_3_3(o.epsilon, o.delta, o.iterations, istdp_sensitivity(o, n)).sigma;
     case noise_calibration::tight:
       // Rounded up: sigma / sensitivity (the events' multiplier) stays >= the calibrated one.
-      return core::multiply_up(istdp_sensitivity(o, n),
-                               gaussian_tight_multiplier(o.epsilon, o.delta, o.iterations - 1));
+      return core::multiply_up(
+          istdp_sensitivity(o, n),
+          o.noise_kind == mechanisms::noise_kind::float_safe
+              ? gaussian_zcdp_multiplier(o.epsilon, o.delta, o.iterations - 1)
+              : gaussian_tight_multiplier(o.epsilon, o.delta, o.iterations - 1));
   }
   return 0;
 }

@@ -49,6 +49,13 @@ void pgd_options::validate() const {
     }
     detail::check_public_size(fn, relation, public_size);
   }
+  if (noise == pgd_noise::laplace_l2 && noise_kind == mechanisms::noise_kind::float_safe)
+    core::throw_invalid(
+        fn,
+        "noise_kind",
+        "float_safe",
+        "laplace_l2's calibration (KOV over coordinates) is the continuous "
+        "Laplace's: use research_grade noise, or gaussian / laplace_per_coordinate");
   trace.validate(fn);
 }
 
@@ -91,8 +98,11 @@ pgd_calibration pgd_calibrate(const pgd_options& o, std::size_t n, std::size_t d
       c.noise_scale =
           fixed ? o.noise_scale
                 // Rounded up: the events' sigma / sensitivity stays >= the calibrated multiplier.
-                : core::multiply_up(c.sensitivity,
-                                    gaussian_tight_multiplier(o.epsilon, o.delta, o.iterations));
+                : core::multiply_up(
+                      c.sensitivity,
+                      o.noise_kind == mechanisms::noise_kind::float_safe
+                          ? gaussian_zcdp_multiplier(o.epsilon, o.delta, o.iterations)
+                          : gaussian_tight_multiplier(o.epsilon, o.delta, o.iterations));
       break;
   }
   return c;

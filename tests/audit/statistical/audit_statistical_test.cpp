@@ -161,6 +161,7 @@ TEST(AuditEstimators, UserPairCatchesAnItemLevelCalibration) {
   const std::size_t users = 200, times = 4, trials = 20000;
   const double eps = 1.0, delta = 1e-5, kappa = 3.0;
   estimators::winsorized_mean_options o{eps, delta, estimators::interval_rule::paper(1.0)};
+  o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
   std::vector<double> rows(users * times, 0.0), s0(trials), s1(trials);
   auto g = rng::stream(91, 0, 0, rng::purpose::audit);
   for (int side = 0; side < 2; ++side) {

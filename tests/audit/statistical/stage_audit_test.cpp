@@ -53,9 +53,11 @@ TEST(StageAudit, EventFrequencyMatchesTheClosedForm) {
     audit::sample_pair p;
     if (which == 0) {
       estimators::winsorized_mean_options o{1.0, 1e-5, estimators::interval_rule::paper(1.0)};
+      o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
       p = audit::winsorized_mean_stage_pair(o, audit::estimator_stage::histogram, trials, g);
     } else {
       estimators::kv_mean_options o;
+      o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
       o.epsilon = 1.0;
       o.delta = 1e-5;
       p = audit::kv_mean_stage_pair(o, audit::estimator_stage::histogram, trials, g);
@@ -97,6 +99,7 @@ TEST(StageAudit, BothStagesStayBelowThePairsExactCeiling) {
   const double ceil_w = audit::both_stages_ceiling(0.5, 0.5, estimators::interval_rule::paper(1.0));
   const auto d = audit::make_histogram_stage_design(0.5, 1e-5);
   estimators::kv_mean_options ko;
+  ko.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
   const double ceil_kv = audit::both_stages_ceiling(
       0.5, 0.5, estimators::interval_rule{0.5, audit::kv_radius(ko, d.n)});
   EXPECT_NEAR(ceil_w, 0.5 + 0.5 * 4.0 / 6.0, 1e-12);
@@ -122,6 +125,7 @@ TEST(StageAudit, TightAgainstTheirClaimsOrCeilings) {
   }
   const auto d = audit::make_histogram_stage_design(0.5, 1e-5);
   estimators::kv_mean_options ko;
+  ko.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
   const struct {
     const char* name;
     double ceiling;
@@ -157,6 +161,7 @@ TEST(StageAudit, WideBinRuleMakesBothStagesReachTheTotalEpsilon) {
   // of the two stages together stays below eps (confidence 0.99) and reaches >= 0.85 eps with
   // 5 x 10^4 trials (confidence 0.95): the basic-composition claim of S1 Alg. 4 is tight.
   estimators::winsorized_mean_options o{1.0, 1e-5, estimators::interval_rule::custom(4.0, 2.0)};
+  o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
   EXPECT_DOUBLE_EQ(audit::both_stages_ceiling(0.5, 0.5, o.rule), 1.0);
   for (const double confidence : {0.99, 0.95}) {
     auto g = rng::stream(confidence > 0.98 ? 151 : 152, 0, 0, rng::purpose::audit);

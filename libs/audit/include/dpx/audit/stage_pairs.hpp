@@ -165,7 +165,7 @@ sample_pair winsorized_mean_stage_pair(const estimators::winsorized_mean_options
       [&](std::span<const double> x, const estimators::interval_rule& rule) {
         if (!broken) return estimators::winsorized_mean(x, o, g);
         return estimators::detail::winsorized_core(
-            x, rule, o.epsilon, o.delta, o.epsilon, g, fn, "x");
+            x, rule, o.epsilon, o.delta, o.epsilon, o.noise, g, fn, "x");
       });
 }
 
@@ -194,7 +194,7 @@ sample_pair kv_mean_stage_pair(const estimators::kv_mean_options& o,
       [&](std::span<const double> x, const estimators::interval_rule& rule) {
         if (!broken) return estimators::kv_mean(x, o, g).mean;
         return estimators::detail::winsorized_core(
-            x, rule, o.epsilon, o.delta, o.epsilon, g, fn, "x");
+            x, rule, o.epsilon, o.delta, o.epsilon, o.noise, g, fn, "x");
       });
 }
 

@@ -27,7 +27,15 @@
 /// scale 2/(ε_h n), drawn by laplace::fill), then one for the mean (mechanisms::laplace of scale
 /// 2κ/(n ε_m)); HD versions repeat this per coordinate j = 0..d−1.
 ///
-/// FLOAT SAFETY: research-grade (double Laplace noise; see mechanisms/laplace.hpp).
+/// FLOAT SAFETY: every options struct has `noise` (mechanisms::noise_kind), float_safe by
+/// default: the stable histogram draws exact discrete Laplace noise on the integer counts
+/// (mechanisms::histogram_noise::discrete_laplace: scale >= 2/ε, count threshold
+/// ⌈1 + scale ln(2/δ)⌉, the same (ε, δ)) and the mean is released by float_safe_laplace (exactly
+/// ε-DP, output on a power-of-two grid, noise scale larger by a relative <= 2·2^-20).
+/// noise_kind::research_grade is S1's mechanism exactly (double Laplace, see
+/// mechanisms/laplace.hpp) with the draw order below; experiments pass it explicitly.
+/// Float-safe draw order: the histogram's exact integer draws (occupied bins in increasing
+/// order), then the mean's.
 
 #include <cmath>
 #include <concepts>
@@ -42,8 +50,10 @@
 #include "dpx/core/privacy.hpp"
 #include "dpx/estimators/common.hpp"
 #include "dpx/estimators/detail/kernels.hpp"
+#include "dpx/mechanisms/float_safe.hpp"
 #include "dpx/mechanisms/histogram.hpp"
 #include "dpx/mechanisms/laplace.hpp"
+#include "dpx/mechanisms/noise_kind.hpp"
 
 namespace dpx::estimators {
 
@@ -97,6 +107,8 @@ struct winsorized_mean_options {
   double epsilon = 1.0;  ///< total ε > 0: ε/2 histogram, ε/2 clipped mean [V]
   double delta = 1e-6;   ///< δ ∈ (0, 1), all of it to the histogram [V]
   interval_rule rule;    ///< A^κ_h: paper(τ) (default choice of S1), sharper(τ, τ′), custom
+  /// float_safe (default: exact discrete noise, see the file comment) or research_grade.
+  mechanisms::noise_kind noise = mechanisms::noise_kind::float_safe;
   /// Throws core::invalid_argument_error naming `function`.
   void validate(const char* function = "winsorized_mean") const;
 };
@@ -111,6 +123,8 @@ struct winsorized_mean_hd_options {
   double composition_slack = 0.0;
   composition_choice choice =
       composition_choice::automatic;  ///< docs/theory/dependent-data.md §3.4 [R]
+  /// float_safe (default: exact discrete noise, see the file comment) or research_grade.
+  mechanisms::noise_kind noise = mechanisms::noise_kind::float_safe;
   void validate(const char* function = "winsorized_mean_hd") const;
   /// ρ_c actually used.
   double slack() const noexcept { return composition_slack > 0.0 ? composition_slack : delta; }
@@ -134,6 +148,8 @@ struct kv_mean_options {
   double sigma = 1.0;    ///< public standard deviation σ > 0: bins of width σ centred at jσ
   double beta = 0.1;  ///< range failure probability β ∈ (0, 1): radius 4σ sqrt(ln(n/β)) [R default]
   double alpha = 0.05;  ///< CI level 1 − α, α ∈ (0, 1), split α₀ = α₁ = α/2 [R]
+  /// float_safe (default: exact discrete noise, see the file comment) or research_grade.
+  mechanisms::noise_kind noise = mechanisms::noise_kind::float_safe;
   void validate() const;
 };
 
@@ -157,6 +173,8 @@ struct kv_unknown_sigma_options {
   double alpha = 0.05;  ///< CI level 1 − α, α ∈ (0, 1), split α/2 + α/2 [R]
   /// Public σ used when the σ histogram releases no bin (failure; diag flag sigma_failed). > 0.
   double sigma_fallback = 1.0;
+  /// float_safe (default: exact discrete noise, see the file comment) or research_grade.
+  mechanisms::noise_kind noise = mechanisms::noise_kind::float_safe;
   void validate() const;
 };
 
@@ -174,19 +192,46 @@ struct kv_unknown_sigma_result {
 namespace detail {
 
 /// mechanisms::stable_histogram (S1 Algorithm 2) applied to precomputed occupied-bin counts:
-/// the calibration (noise scale 2/(εn), threshold 2 ln(2/δ)/(εn) + 1/n) comes from
-/// mechanisms::stable_histogram, and the draws and comparisons are exactly those of its
-/// release_bins (laplace noise): one laplace::fill over the occupied bins in increasing order,
-/// release p̂_k + Z_k iff ≥ t. Done here so that the counts come from one counting pass over the
-/// data instead of an n-element key array (tests check bit-identity with release_bins).
+/// the calibration (noise scale 2/(εn), threshold 2 ln(2/δ)/(εn) + 1/n; or the discrete
+/// variant's integer law and count threshold) comes from mechanisms::stable_histogram, and the
+/// draws and comparisons are exactly those of its release_bins: research_grade = laplace noise,
+/// one laplace::fill over the occupied bins in increasing order, release p̂_k + Z_k iff ≥ t;
+/// float_safe = histogram_noise::discrete_laplace, one exact draw per occupied bin in increasing
+/// order, release (c_k + Z_k)/n iff c_k + Z_k ≥ T. Done here so that the counts come from one
+/// counting pass over the data instead of an n-element key array (tests check bit-identity with
+/// release_bins).
 template <std::uniform_random_bit_generator G>
-mechanisms::sparse_histogram stable_release(
-    const std::vector<bin_count>& occupied, std::size_t n, double epsilon, double delta, G& g) {
-  const auto sh = mechanisms::stable_histogram::calibrate(epsilon, delta);
+mechanisms::sparse_histogram stable_release(const std::vector<bin_count>& occupied,
+                                            std::size_t n,
+                                            double epsilon,
+                                            double delta,
+                                            mechanisms::noise_kind kind,
+                                            G& g) {
+  const bool exact = kind == mechanisms::noise_kind::float_safe;
+  const auto sh = mechanisms::stable_histogram::calibrate(
+      epsilon,
+      delta,
+      exact ? mechanisms::histogram_noise::discrete_laplace : mechanisms::histogram_noise::laplace);
   mechanisms::sparse_histogram h;
   h.n = n;
   h.occupied = occupied.size();
   h.threshold = sh.threshold(n);
+  if (exact) {
+    const auto dl = sh.count_noise();
+    const std::int64_t thr = sh.count_threshold();
+    mechanisms::detail::pooled_words<G> w(g);
+    const double inv_n = 1.0 / static_cast<double>(n);
+    for (const bin_count& b : occupied) {
+      const std::int64_t c =
+          static_cast<std::int64_t>(b.count) +
+          mechanisms::detail::discrete_laplace(w, dl.scale_denominator(), dl.scale_numerator());
+      if (c >= thr) {
+        h.bins.push_back(b.bin);
+        h.values.push_back(static_cast<double>(c) * inv_n);
+      }
+    }
+    return h;
+  }
   std::vector<double> noise(occupied.size());
   mechanisms::laplace::from_scale(sh.noise_scale(n)).fill(noise, g);
   const double inv_n = 1.0 / static_cast<double>(n);
@@ -206,13 +251,14 @@ projection_result projection_core(std::span<const double> x,
                                   const interval_rule& rule,
                                   double epsilon,
                                   double delta,
+                                  mechanisms::noise_kind kind,
                                   G& g,
                                   const char* function,
                                   const char* parameter) {
   const double width = 2.0 * rule.bin_half_width;
   projection_result r;
-  r.histogram =
-      stable_release(occupied_bins(x, width, function, parameter), x.size(), epsilon, delta, g);
+  r.histogram = stable_release(
+      occupied_bins(x, width, function, parameter), x.size(), epsilon, delta, kind, g);
   std::int64_t k = 0;
   const bool any = r.histogram.argmax(k);
   r.n = x.size();
@@ -226,6 +272,31 @@ projection_result projection_core(std::span<const double> x,
   return r;
 }
 
+/// The clipped mean m (sensitivity 2κ/n) released at ε_m: m + Lap(2κ/(n ε_m)) (research_grade)
+/// or float_safe_laplace's grid release (float_safe). Sets estimate, noise_scale and the ledger.
+template <std::uniform_random_bit_generator G>
+void release_mean(double m,
+                  double sensitivity,
+                  double eps_mean,
+                  mechanisms::noise_kind kind,
+                  const char* step,
+                  G& g,
+                  double& estimate,
+                  double& noise_scale,
+                  std::vector<ledger_entry>& ledger) {
+  const auto lap = mechanisms::laplace::calibrate(eps_mean, sensitivity);
+  if (kind == mechanisms::noise_kind::float_safe) {
+    const auto fs = lap.float_safe();
+    estimate = fs.release(m, g);
+    noise_scale = fs.scale();
+    ledger.push_back({step, eps_mean, 0.0, fs.event()});
+  } else {
+    estimate = m + lap.sample(g);
+    noise_scale = lap.scale();
+    ledger.push_back({step, eps_mean, 0.0, lap.event()});
+  }
+}
+
 /// Algorithm 4 on validated x with (ε_h, δ) for the histogram and ε_m for the mean.
 template <std::uniform_random_bit_generator G>
 mean_result winsorized_core(std::span<const double> x,
@@ -233,23 +304,30 @@ mean_result winsorized_core(std::span<const double> x,
                             double eps_hist,
                             double delta,
                             double eps_mean,
+                            mechanisms::noise_kind kind,
                             G& g,
                             const char* function,
                             const char* parameter) {
-  const projection_result p = projection_core(x, rule, eps_hist, delta, g, function, parameter);
+  const projection_result p =
+      projection_core(x, rule, eps_hist, delta, kind, g, function, parameter);
   const double n = static_cast<double>(x.size());
-  const auto noise = mechanisms::laplace::calibrate(eps_mean, 2.0 * rule.radius / n);
   const clip_result c = clipped_sum(x, p.range.lo, p.range.hi);
   mean_result r;
-  r.estimate = c.sum / n + noise.sample(g);
+  r.ledger.push_back({"histogram", eps_hist, delta, core::approx_dp_event{eps_hist, delta}});
+  release_mean(c.sum / n,
+               2.0 * rule.radius / n,
+               eps_mean,
+               kind,
+               "clipped_mean",
+               g,
+               r.estimate,
+               r.noise_scale,
+               r.ledger);
   r.range = p.range;
   r.midpoint = p.midpoint;
   r.n = x.size();
-  r.noise_scale = noise.scale();
   r.diag = p.diag;
   r.diag.clipped_fraction = static_cast<double>(c.clipped) / n;
-  r.ledger.push_back({"histogram", eps_hist, delta, core::approx_dp_event{eps_hist, delta}});
-  r.ledger.push_back({"clipped_mean", eps_mean, 0.0, noise.event()});
   return r;
 }
 
@@ -266,6 +344,7 @@ mean_hd_result hd_core(std::span<const double> x,
                        const coordinate_budget& budget,
                        double eps_hist,
                        double eps_mean,
+                       mechanisms::noise_kind kind,
                        G& g,
                        const char* function) {
   mean_hd_result r;
@@ -275,24 +354,31 @@ mean_hd_result hd_core(std::span<const double> x,
   std::vector<double> hcol(hist_end - hist_begin), mcol(mean_end - mean_begin);
   const auto rows = [&](std::size_t a, std::size_t b) { return x.subspan(a * d, (b - a) * d); };
   const double nm = static_cast<double>(mcol.size());
-  const auto noise = mechanisms::laplace::calibrate(eps_mean, 2.0 * rule.radius / nm);
-  r.noise_scale = noise.scale();
   for (std::size_t j = 0; j < d; ++j) {
     copy_column(rows(hist_begin, hist_end), d, j, hcol);
     const projection_result p =
-        projection_core(hcol, rule, eps_hist, budget.delta, g, function, "x");
+        projection_core(hcol, rule, eps_hist, budget.delta, kind, g, function, "x");
     copy_column(rows(mean_begin, mean_end), d, j, mcol);
     const clip_result c = clipped_sum(mcol, p.range.lo, p.range.hi);
-    r.estimate.push_back(c.sum / nm + noise.sample(g));
+    const std::string idx = "[" + std::to_string(j) + "]";
+    r.ledger.push_back(
+        {"histogram" + idx, eps_hist, budget.delta, core::approx_dp_event{eps_hist, budget.delta}});
+    double estimate = 0.0;
+    release_mean(c.sum / nm,
+                 2.0 * rule.radius / nm,
+                 eps_mean,
+                 kind,
+                 ("clipped_mean" + idx).c_str(),
+                 g,
+                 estimate,
+                 r.noise_scale,
+                 r.ledger);
+    r.estimate.push_back(estimate);
     r.ranges.push_back(p.range);
     diagnostics dg = p.diag;
     dg.clipped_fraction = static_cast<double>(c.clipped) / nm;
     r.failed_coordinates += dg.failed ? 1 : 0;
     r.diag.push_back(dg);
-    const std::string idx = "[" + std::to_string(j) + "]";
-    r.ledger.push_back(
-        {"histogram" + idx, eps_hist, budget.delta, core::approx_dp_event{eps_hist, budget.delta}});
-    r.ledger.push_back({"clipped_mean" + idx, eps_mean, 0.0, noise.event()});
   }
   r.privacy = {budget.total_epsilon,
                budget.total_delta,
@@ -331,13 +417,18 @@ interval kv_confidence(double estimate,
 /// (τ, γ)_∞-concentration around x0, |m̂ − x0| ≤ 2τ (paper rule) with high probability.
 template <std::uniform_random_bit_generator G>
 projection_result projection_interval(
-    std::span<const double> x, const interval_rule& rule, double epsilon, double delta, G& g) {
+    std::span<const double> x,
+    const interval_rule& rule,
+    double epsilon,
+    double delta,
+    G& g,
+    mechanisms::noise_kind kind = mechanisms::noise_kind::float_safe) {
   constexpr const char* fn = "projection_interval";
   rule.validate(fn);
   core::check_positive(fn, "epsilon", epsilon);
   core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
   if (x.empty()) core::throw_invalid(fn, "x", "empty", "must hold at least one value");
-  projection_result r = detail::projection_core(x, rule, epsilon, delta, g, fn, "x");
+  projection_result r = detail::projection_core(x, rule, epsilon, delta, kind, g, fn, "x");
   r.privacy = {epsilon,
                delta,
                core::privacy_unit::item,
@@ -357,8 +448,8 @@ mean_result winsorized_mean(std::span<const double> x, const winsorized_mean_opt
   constexpr const char* fn = "winsorized_mean";
   o.validate(fn);
   if (x.empty()) core::throw_invalid(fn, "x", "empty", "must hold at least one value");
-  mean_result r =
-      detail::winsorized_core(x, o.rule, 0.5 * o.epsilon, o.delta, 0.5 * o.epsilon, g, fn, "x");
+  mean_result r = detail::winsorized_core(
+      x, o.rule, 0.5 * o.epsilon, o.delta, 0.5 * o.epsilon, o.noise, g, fn, "x");
   r.privacy = {o.epsilon,
                o.delta,
                core::privacy_unit::item,
@@ -382,7 +473,8 @@ mean_hd_result winsorized_mean_hd(std::span<const double> x,
   detail::check_matrix(fn, x, d, 1);
   const coordinate_budget b = split_budget(o.epsilon, o.delta, d, o.slack(), o.choice);
   const std::size_t n = x.size() / d;
-  return detail::hd_core(x, d, 0, n, 0, n, o.rule, b, 0.5 * b.epsilon, 0.5 * b.epsilon, g, fn);
+  return detail::hd_core(
+      x, d, 0, n, 0, n, o.rule, b, 0.5 * b.epsilon, 0.5 * b.epsilon, o.noise, g, fn);
 }
 
 /// Sample-split estimator (S1 eq. (1), Thm 4.3, Cor D.7; docs/theory/dependent-data.md §3.5): with
@@ -403,7 +495,7 @@ mean_hd_result sample_split_mean(std::span<const double> x,
   const std::size_t n = x.size() / d;
   const std::size_t half = n / 2;
   const double e = o.parallel ? b.epsilon : 0.5 * b.epsilon;
-  return detail::hd_core(x, d, 0, half, half, n, b0.rule, b, e, e, g, fn);
+  return detail::hd_core(x, d, 0, half, half, n, b0.rule, b, e, e, b0.noise, g, fn);
 }
 
 /// Karwa–Vadhan baseline with known σ (docs/theory/dependent-data.md §7 [KV-impl]): the
@@ -419,7 +511,8 @@ kv_result kv_mean(std::span<const double> x, const kv_mean_options& o, G& g) {
   const double n = static_cast<double>(x.size());
   const interval_rule rule{0.5 * o.sigma, 4.0 * o.sigma * std::sqrt(std::log(n / o.beta))};
   kv_result r;
-  r.mean = detail::winsorized_core(x, rule, 0.5 * o.epsilon, o.delta, 0.5 * o.epsilon, g, fn, "x");
+  r.mean = detail::winsorized_core(
+      x, rule, 0.5 * o.epsilon, o.delta, 0.5 * o.epsilon, o.noise, g, fn, "x");
   r.mean.privacy = {o.epsilon,
                     o.delta,
                     core::privacy_unit::item,
@@ -457,7 +550,7 @@ kv_unknown_sigma_result kv_mean_unknown_sigma(std::span<const double> x,
   const std::size_t m = x.size() / 2;
   kv_unknown_sigma_result r;
   const mechanisms::sparse_histogram h =
-      detail::stable_release(detail::pair_difference_bins(x), m, e3, d2, g);
+      detail::stable_release(detail::pair_difference_bins(x), m, e3, d2, o.noise, g);
   std::int64_t j = 0;
   const bool any = h.argmax(j);
   r.sigma_diag.occupied_bins = h.occupied;
@@ -467,7 +560,7 @@ kv_unknown_sigma_result kv_mean_unknown_sigma(std::span<const double> x,
   r.sigma_hat = any ? std::ldexp(1.0, static_cast<int>(j) + 2) : o.sigma_fallback;
   const double n = static_cast<double>(x.size());
   const interval_rule rule{0.5 * r.sigma_hat, 4.0 * r.sigma_hat * std::sqrt(std::log(n / o.beta))};
-  r.mean = detail::winsorized_core(x, rule, e3, d2, e3, g, fn, "x");
+  r.mean = detail::winsorized_core(x, rule, e3, d2, e3, o.noise, g, fn, "x");
   r.mean.ledger.insert(r.mean.ledger.begin(),
                        {"sigma_histogram", e3, d2, core::approx_dp_event{e3, d2}});
   r.mean.privacy = {o.epsilon,
@@ -478,6 +571,7 @@ kv_unknown_sigma_result kv_mean_unknown_sigma(std::span<const double> x,
   kv_mean_options ko;
   ko.sigma = r.sigma_hat;
   ko.alpha = o.alpha;
+  ko.noise = o.noise;
   r.confidence = detail::kv_confidence(r.mean.estimate, ko, x.size(), r.mean.noise_scale);
   return r;
 }

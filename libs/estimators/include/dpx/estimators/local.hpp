@@ -20,7 +20,13 @@
 /// spent (and reported).
 ///
 /// Users outside every bin send an all-zero one-hot vector before randomisation (Algorithm 7).
+///
+/// FLOAT SAFETY: `noise` (float_safe by default): every user's round-2 report is
+/// float_safe_laplace's grid release of clip(x_i, Î) (exactly ε_m-LDP, scale larger by a relative
+/// <= 2·2^-20); research_grade adds double Lap(2κ/ε_m) (S1 Algorithm 8 exactly). The RR
+/// histogram bits are exact either way (mechanisms::local_histogram).
 
+#include <algorithm>
 #include <cmath>
 #include <concepts>
 #include <cstddef>
@@ -32,8 +38,10 @@
 
 #include "dpx/estimators/central.hpp"
 #include "dpx/estimators/user_level.hpp"
+#include "dpx/mechanisms/float_safe.hpp"
 #include "dpx/mechanisms/histogram.hpp"
 #include "dpx/mechanisms/laplace.hpp"
+#include "dpx/mechanisms/noise_kind.hpp"
 
 namespace dpx::estimators {
 
@@ -47,6 +55,8 @@ struct local_mean_options {
   /// HD only: ρ_c ∈ (0, 1) (0: 1e-6) and the composition choice; total (ε, ρ_c) if advanced.
   double composition_slack = 0.0;
   composition_choice choice = composition_choice::automatic;
+  /// float_safe (default) or research_grade, see the file comment.
+  mechanisms::noise_kind noise = mechanisms::noise_kind::float_safe;
   void validate(const char* function) const;
   /// Number of bins N = 2K + 1.
   std::size_t bins() const;
@@ -107,29 +117,41 @@ mean_result local_core(std::span<const double> x,
                        double bound,
                        double epsilon,
                        bool literal,
+                       mechanisms::noise_kind kind,
                        G& g) {
   const double eh = literal ? 0.25 * epsilon : 0.5 * epsilon, em = 0.5 * epsilon;
   const local_projection_result p = local_projection_core(x, rule, bound, eh, g);
   // Round 2: every user sends clip(x_i, Î) + Lap(2κ/ε_m) (sensitivity 2κ per user).
   const auto lap = mechanisms::laplace::calibrate(em, 2.0 * rule.radius);
-  std::vector<double> noise(x.size());
-  lap.fill(noise, g);
   const clip_result c = clipped_sum(x, p.range.lo, p.range.hi);
-  double ns[4] = {0, 0, 0, 0};
-  for (std::size_t i = 0; i < noise.size(); ++i) ns[i % 4] += noise[i];
   const double n = static_cast<double>(x.size());
   mean_result r;
-  r.estimate = (c.sum + ((ns[0] + ns[1]) + (ns[2] + ns[3]))) / n;
+  if (kind == mechanisms::noise_kind::float_safe) {
+    // Each user's report is the grid release of its own clipped value; the server averages.
+    const auto fs = lap.float_safe();
+    double sum = 0.0;
+    for (const double v : x) sum += fs.release(std::clamp(v, p.range.lo, p.range.hi), g);
+    r.estimate = sum / n;
+    r.noise_scale = fs.scale();  // per user
+    r.ledger.push_back({"rr_histogram", eh, 0.0, core::pure_dp_event{eh}});
+    r.ledger.push_back({"local_clipped_value", em, 0.0, fs.event()});
+  } else {
+    std::vector<double> noise(x.size());
+    lap.fill(noise, g);
+    double ns[4] = {0, 0, 0, 0};
+    for (std::size_t i = 0; i < noise.size(); ++i) ns[i % 4] += noise[i];
+    r.estimate = (c.sum + ((ns[0] + ns[1]) + (ns[2] + ns[3]))) / n;
+    r.noise_scale = lap.scale();  // per user; the average has variance 2 b²/n
+    r.ledger.push_back({"rr_histogram", eh, 0.0, core::pure_dp_event{eh}});
+    r.ledger.push_back({"local_clipped_value", em, 0.0, lap.event()});
+  }
   r.range = p.range;
   r.midpoint = p.midpoint;
   r.n = x.size();
-  r.noise_scale = lap.scale();                  // per user; the average has variance 2 b²/n
   r.diag.occupied_bins = p.occupied;            // bins holding ≥ 1 user (NOT private)
   r.diag.released_bins = p.frequencies.size();  // RR reports every one of the 2K + 1 bins
   r.diag.clipped_fraction = static_cast<double>(c.clipped) / n;
   r.diag.failed = false;  // Algorithm 9 has no failure branch
-  r.ledger.push_back({"rr_histogram", eh, 0.0, core::pure_dp_event{eh}});
-  r.ledger.push_back({"local_clipped_value", em, 0.0, lap.event()});
   r.privacy = {
       eh + em, 0.0, core::privacy_unit::item, trust_model::local, core::neighbouring::replace_one};
   return r;
@@ -160,7 +182,7 @@ mean_result local_mean(std::span<const double> x, const local_mean_options& o, G
   constexpr const char* fn = "local_mean";
   o.validate(fn);
   core::check_nonempty_finite_span(fn, "x", x);
-  return detail::local_core(x, o.rule, o.bound, o.epsilon, o.literal_budget, g);
+  return detail::local_core(x, o.rule, o.bound, o.epsilon, o.literal_budget, o.noise, g);
 }
 
 /// Algorithm 5 around Algorithm 8 on the n×d matrix x: per-coordinate ε′ from split_budget(ε,
@@ -185,7 +207,8 @@ mean_hd_result local_mean_hd(std::span<const double> x,
   double spent = 0.0;
   for (std::size_t j = 0; j < d; ++j) {
     detail::copy_column(x, d, j, col);
-    mean_result m = detail::local_core(col, o.rule, o.bound, b.epsilon, o.literal_budget, g);
+    mean_result m =
+        detail::local_core(col, o.rule, o.bound, b.epsilon, o.literal_budget, o.noise, g);
     r.estimate.push_back(m.estimate);
     r.ranges.push_back(m.range);
     r.diag.push_back(m.diag);

@@ -63,6 +63,8 @@ struct priestley_chao_options {
   pc_radius radius = pc_radius::lemma_4_9;
   double composition_slack = 0.0;  ///< ρ_c for a grid (0: ρ_c = δ)
   composition_choice choice = composition_choice::automatic;
+  /// float_safe (default: exact discrete noise, as winsorized_mean) or research_grade.
+  mechanisms::noise_kind noise = mechanisms::noise_kind::float_safe;
   void validate() const;
 };
 
@@ -118,8 +120,15 @@ priestley_chao_result priestley_chao(std::span<const double> y,
   std::vector<double> z(n);
   for (std::size_t j = 0; j < points.size(); ++j) {
     detail::priestley_chao_terms(y, points[j], o.bandwidth, o.kernel, z);
-    mean_result m = detail::winsorized_core(
-        z, rule, 0.5 * r.budget.epsilon, r.budget.delta, 0.5 * r.budget.epsilon, g, fn, "z");
+    mean_result m = detail::winsorized_core(z,
+                                            rule,
+                                            0.5 * r.budget.epsilon,
+                                            r.budget.delta,
+                                            0.5 * r.budget.epsilon,
+                                            o.noise,
+                                            g,
+                                            fn,
+                                            "z");
     r.estimate.push_back(m.estimate);
     r.ranges.push_back(m.range);
     r.diag.push_back(m.diag);

@@ -55,6 +55,10 @@ struct shard_state {
   double heartbeat_age_s = -1;    ///< seconds since the heartbeat was updated (-1: none)
   std::string host;               ///< from the heartbeat
   long long pid = 0;              ///< from the heartbeat
+  /// Why the heartbeat disagrees with the state, "" when it does not: the state comes from the
+  /// blocks on disk (one source); a finished shard whose heartbeat says "failed" or
+  /// "interrupted" (an earlier attempt, or a failure after the blocks were written) says so here.
+  std::string note;
 };
 
 /// Options of `dpx status`.
@@ -81,7 +85,9 @@ struct status_result {
 /// "running" updated less than running_age_s ago (and, when the heartbeat's host is this host,
 /// its pid alive); failed = a block with failed replications,
 /// or a heartbeat saying failed/interrupted, or a stale "running" heartbeat (a dead process);
-/// missing = no heartbeat and blocks missing (never started here).
+/// missing = no heartbeat and blocks missing (never started here). Every block present and valid
+/// makes a shard finished whatever its (not running) heartbeat says; shard_state::note then
+/// explains a heartbeat that disagrees.
 status_result status_preset(const status_options& options);
 
 /// status_result as JSON text (nlohmann ordered_json, 2-space indent, trailing newline).

@@ -7,5 +7,6 @@
 #include "dpx/mechanisms/histogram.hpp"
 #include "dpx/mechanisms/l2_laplace.hpp"
 #include "dpx/mechanisms/laplace.hpp"
+#include "dpx/mechanisms/noise_kind.hpp"
 #include "dpx/mechanisms/randomized_response.hpp"
 #include "dpx/mechanisms/selection.hpp"

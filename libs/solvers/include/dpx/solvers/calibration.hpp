@@ -97,4 +97,12 @@ per_iteration_budget split_budget(double epsilon,
                                   std::int64_t iterations,
                                   laplace_composition rule);
 
+/// Gaussian noise multiplier m = sigma / Delta_2 for `releases` adaptive FLOAT-SAFE Gaussian
+/// releases (mechanisms::float_safe_gaussian, each exactly rho-zCDP with rho = 1/(2 m^2), CKS20
+/// Thm. 14): the composition is (releases / (2 m^2))-zCDP (Bun & Steinke 2016, Lemma 2.3), and
+/// (epsilon, delta)-DP when that is <= rho* = zcdp_rho_bun_steinke(epsilon, delta) (Prop. 1.3),
+/// so m = sqrt(releases / (2 rho*)). Larger than gaussian_tight_multiplier (the discrete law has
+/// no analytic (epsilon, delta) curve; zCDP is what is proved for it).
+double gaussian_zcdp_multiplier(double epsilon, double delta, std::int64_t releases);
+
 }  // namespace dpx::solvers

@@ -16,12 +16,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "dpx/core/error.hpp"
 #include "dpx/core/privacy.hpp"
+#include "dpx/mechanisms/float_safe.hpp"
+#include "dpx/mechanisms/gaussian.hpp"
+#include "dpx/mechanisms/noise_kind.hpp"
 
 namespace dpx::solvers {
 
@@ -258,6 +262,40 @@ void finish_averaged(solve_result& r,
   r.seconds = clock.elapsed();
 }
 
+}  // namespace detail
+
+namespace detail {
+/// The Gaussian noise of a private solver's vector release (one home for the noise_kind switch):
+/// research_grade = mechanisms::gaussian (event gaussian_event); float_safe =
+/// mechanisms::float_safe_gaussian with the same sigma (exact discrete noise on a 2^k grid; event
+/// zcdp_event{rho = Delta_2^2 / (2 sigma^2)}, exact for every dimension; docs/mechanisms.md).
+class gaussian_release {
+ public:
+  gaussian_release(mechanisms::noise_kind kind,
+                   double sigma,
+                   double l2_sensitivity,
+                   core::neighbouring relation) {
+    if (kind == mechanisms::noise_kind::float_safe) {
+      safe_.emplace(mechanisms::float_safe_gaussian::from_sigma(sigma, l2_sensitivity, relation));
+    } else {
+      grade_.emplace(mechanisms::gaussian::from_sigma(sigma, l2_sensitivity, relation));
+    }
+  }
+  template <std::uniform_random_bit_generator G>
+  void privatize(std::span<double> v, G& g) const {
+    if (safe_) {
+      safe_->privatize(v, g);
+    } else {
+      grade_->privatize(v, g);
+    }
+  }
+  core::privacy_event event() const { return safe_ ? safe_->event() : grade_->event(); }
+  bool float_safe() const noexcept { return safe_.has_value(); }
+
+ private:
+  std::optional<mechanisms::float_safe_gaussian> safe_;
+  std::optional<mechanisms::gaussian> grade_;
+};
 }  // namespace detail
 
 }  // namespace dpx::solvers

@@ -56,6 +56,13 @@ struct dp_sgd_options {
   /// B, a PUBLIC denominator for the noisy batch sum (e.g. q n_bar for a public size n_bar); >= 0
   /// finite; 0 = q * loss.size(), which treats the dataset size n as public (see the file comment).
   double expected_batch_size = 0;
+  /// float_safe (default): float_safe_gaussian on the noisy batch sum, accounted as
+  /// zcdp_event{1/(2 sigma^2)} per step WITHOUT subsampling amplification (Poisson subsampling
+  /// never hurts under add/remove, by quasi-convexity of the Renyi divergence; no amplification
+  /// theorem is proved here for the discrete law), so calibrate sigma by
+  /// gaussian_zcdp_multiplier(epsilon, delta, iterations). research_grade: the continuous
+  /// Gaussian, one subsampled_gaussian_event{q, sigma} per step (amplified; RDP or PLD).
+  mechanisms::noise_kind noise_kind = mechanisms::noise_kind::float_safe;
   checkpoint_options trace;
   /// Throws core::invalid_argument_error naming the field.
   void validate() const;
@@ -90,9 +97,13 @@ solve_result dp_sgd(const Loss& loss,
   r.sensitivity = options.clip_norm;
   r.noise_scale = sigma * options.clip_norm;
   const bool public_denominator = options.expected_batch_size > 0;
-  r.guarantee = noisy ? std::string(
-                            "private under add/remove: Poisson-subsampled Gaussian releases (see "
-                            "privacy_events; account with RDP or PLD); ") +
+  const bool safe = options.noise_kind == mechanisms::noise_kind::float_safe;
+  r.guarantee = noisy ? std::string(safe ? "private under add/remove: float-safe Gaussian "
+                                           "releases, each zCDP (see privacy_events; no "
+                                           "subsampling amplification claimed); "
+                                         : "private under add/remove: Poisson-subsampled "
+                                           "Gaussian releases (see privacy_events; account with "
+                                           "RDP or PLD); ") +
                             (public_denominator
                                  ? "denominator = PUBLIC expected batch size " +
                                        core::format_double(options.expected_batch_size)
@@ -100,8 +111,10 @@ solve_result dp_sgd(const Loss& loss,
                                        " the dataset size, which is thereby treated as PUBLIC (set "
                                        "expected_batch_size for a public denominator)")
                       : "nonprivate (noise_multiplier = 0)";
-  const auto noise = mechanisms::gaussian::from_sigma(
-      noisy ? r.noise_scale : 1.0, options.clip_norm, core::neighbouring::add_remove);
+  const detail::gaussian_release noise(options.noise_kind,
+                                       noisy ? r.noise_scale : 1.0,
+                                       options.clip_norm,
+                                       core::neighbouring::add_remove);
   const double denom =
       public_denominator ? options.expected_batch_size : q * static_cast<double>(n);
   std::vector<double> th(theta0.begin(), theta0.end()), g(d), u(d), avg(d, 0.0), unif(n);
@@ -128,7 +141,11 @@ solve_result dp_sgd(const Loss& loss,
     ++r.gradient_evaluations;
     if (noisy) {
       noise.privatize(g, rng);
-      r.privacy_events.push_back(core::subsampled_gaussian_event{q, sigma});
+      if (safe) {
+        r.privacy_events.push_back(noise.event());
+      } else {
+        r.privacy_events.push_back(core::subsampled_gaussian_event{q, sigma});
+      }
     }
     const double eta = options.schedule == step_schedule::constant
                            ? options.step_size

@@ -99,6 +99,10 @@ struct istdp_options {
   double epsilon = 1.0;  ///< target (paper / tight), > 0
   double delta = 1e-5;   ///< target (paper / tight), in (0, 1)
   double sigma = 0.0;    ///< noise sd for calibration::fixed, >= 0
+  /// float_safe (default): float_safe_gaussian releases, zcdp_event{rho} each; calibration tight
+  /// then uses gaussian_zcdp_multiplier (paper is refused: Thm. 3.3 is the continuous
+  /// Gaussian's). research_grade: the paper's Gaussian mechanism in doubles (experiments).
+  mechanisms::noise_kind noise_kind = mechanisms::noise_kind::float_safe;
   checkpoint_options trace;
   /// Throws core::invalid_argument_error naming the field.
   void validate() const;
@@ -223,14 +227,20 @@ solve_result istdp(const Loss& loss,
                   " Gaussian releases (see privacy_events) under " + rel;
   else
     r.guarantee = "(epsilon, delta)-DP under " + rel + " (" + to_string(options.calibration) +
-                  " calibration)";
+                  " calibration" +
+                  (options.noise_kind == mechanisms::noise_kind::float_safe
+                       ? ", float-safe Gaussian accounted by zCDP"
+                       : "") +
+                  ")";
   if (noisy && options.sensitivity == sensitivity_mode::clipping &&
       options.relation == core::neighbouring::add_remove)
     r.guarantee += "; released gradient = sum of clipped per-example gradients / PUBLIC n_bar = " +
                    std::to_string(options.public_size);
 
-  const auto noise = noisy ? mechanisms::gaussian::from_sigma(sigma, r.sensitivity)
-                           : mechanisms::gaussian::from_sigma(1.0);
+  const detail::gaussian_release noise(options.noise_kind,
+                                       noisy ? sigma : 1.0,
+                                       noisy ? r.sensitivity : 1.0,
+                                       core::neighbouring::replace_one);
   const auto objective = [&](std::span<const double> th) {
     return loss.value(th) + penalty.value(th);
   };

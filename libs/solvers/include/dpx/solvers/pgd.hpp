@@ -82,6 +82,11 @@ struct pgd_options {
   double epsilon = 1.0;    ///< > 0 (calibrated noise)
   double delta = 1e-6;     ///< in (0, 1) (calibrated noise; unused by basic Laplace)
   double noise_scale = 0;  ///< fixed: b (Laplace) or sigma (Gaussian), > 0
+  /// float_safe (default): gaussian -> float_safe_gaussian (zcdp_event{rho} per iteration; tight
+  /// calibration by gaussian_zcdp_multiplier), laplace_per_coordinate -> float_safe_laplace per
+  /// coordinate (pure_dp_event{Delta/b} each), laplace_l2 refused (its KOV argument is the
+  /// continuous Laplace's). research_grade: the double mechanisms (experiments).
+  mechanisms::noise_kind noise_kind = mechanisms::noise_kind::float_safe;
   checkpoint_options trace;
   /// Throws core::invalid_argument_error naming the field.
   void validate() const;
@@ -148,8 +153,12 @@ solve_result pgd(const Loss& loss,
                    " (release = sum of clipped per-example gradients / n_bar)";
   const auto lap =
       mechanisms::laplace::from_scale(noisy ? cal.noise_scale : 1.0, noisy ? cal.sensitivity : 1.0);
-  const auto gau = mechanisms::gaussian::from_sigma(noisy ? cal.noise_scale : 1.0,
-                                                    noisy ? cal.sensitivity : 1.0);
+  const detail::gaussian_release gau(options.noise_kind,
+                                     noisy ? cal.noise_scale : 1.0,
+                                     noisy ? cal.sensitivity : 1.0,
+                                     core::neighbouring::replace_one);
+  const bool safe = options.noise_kind == mechanisms::noise_kind::float_safe;
+  const auto safe_lap = lap.float_safe();  // per-coordinate scalar releases (float_safe)
   const double eta = options.step_size;
   std::vector<double> w(w0.begin(), w0.end()), g(d), u(d), avg(d, 0.0);
   const bool averaging = options.output == iterate_output::average;
@@ -172,8 +181,13 @@ solve_result pgd(const Loss& loss,
       case pgd_noise::none:
         break;
       case pgd_noise::laplace_per_coordinate:
-        lap.privatize(g, rng);
-        r.privacy_events.append(lap.event(), static_cast<std::int64_t>(d));
+        if (safe) {
+          for (double& v : g) v = safe_lap.release(v, rng);
+          r.privacy_events.append(safe_lap.event(), static_cast<std::int64_t>(d));
+        } else {
+          lap.privatize(g, rng);
+          r.privacy_events.append(lap.event(), static_cast<std::int64_t>(d));
+        }
         break;
       case pgd_noise::laplace_l2:
         lap.privatize(g, rng);
