@@ -14,6 +14,7 @@
 #include "common.hpp"
 #include "dpx/core/error.hpp"
 #include "dpx/estimators/estimators.hpp"
+#include "dpx/mechanisms/noise_kind.hpp"
 #include "estimators_common.hpp"
 
 namespace dpx::python {
@@ -83,11 +84,13 @@ void init_estimators(py::module_& m) {
            std::optional<double> tau,
            Gen& g,
            std::optional<double> tau_prime,
-           const std::optional<std::pair<double, double>>& rule) {
+           const std::optional<std::pair<double, double>>& rule,
+           const std::string& noise) {
           const auto r = make_rule("projection_interval", tau, tau_prime, rule);
           const auto s = vector_of("projection_interval", "x", x);
+          const auto kind = mechanisms::parse_noise_kind(noise);
           return with_engine(g, s.size(), [&](auto& e) {
-            return est::projection_interval(s, r, epsilon, delta, e);
+            return est::projection_interval(s, r, epsilon, delta, e, kind);
           });
         },
         py::arg("x"),
@@ -96,6 +99,7 @@ void init_estimators(py::module_& m) {
         py::arg("tau"),
         py::arg("rng"),
         DPX_RULE_ARGS,
+        py::arg("noise") = "float_safe",
         "S1 Algorithm 3 (ProjectionInterval): stable histogram over bins of half-width h at "
         "(epsilon, delta), m-hat = 2h k-hat, interval m-hat +- kappa. (epsilon, delta)-DP, "
         "replace-one, item level. Rule: paper (h = tau, kappa = 3 tau); with tau_prime the "
@@ -108,9 +112,11 @@ void init_estimators(py::module_& m) {
            std::optional<double> tau,
            Gen& g,
            std::optional<double> tau_prime,
-           const std::optional<std::pair<double, double>>& rule) {
-          const est::winsorized_mean_options o{
+           const std::optional<std::pair<double, double>>& rule,
+           const std::string& noise) {
+          est::winsorized_mean_options o{
               epsilon, delta, make_rule("winsorized_mean", tau, tau_prime, rule)};
+          o.noise = mechanisms::parse_noise_kind(noise);
           const auto s = vector_of("winsorized_mean", "x", x);
           return with_engine(g, s.size(), [&](auto& e) { return est::winsorized_mean(s, o, e); });
         },
@@ -120,9 +126,11 @@ void init_estimators(py::module_& m) {
         py::arg("tau"),
         py::arg("rng"),
         DPX_RULE_ARGS,
+        py::arg("noise") = "float_safe",
         "(epsilon, delta)-DP winsorized mean under replace-one (S1 Algorithm 4: "
         "ProjectionInterval at epsilon/2, clipped mean + Lap(4 kappa/(n epsilon))); "
-        "`dpx mean --tau`. Rule as projection_interval.");
+        "`dpx mean --tau`. Rule as projection_interval. noise: 'float_safe' (default, exact "
+        "discrete noise) or 'research_grade' (`dpx mean --research-grade`).");
     m.def(
         "winsorized_mean_hd",
         [](const f64_in& x,

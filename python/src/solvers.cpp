@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dpx/core/error.hpp"
+#include "dpx/mechanisms/noise_kind.hpp"
 #include "solvers_common.hpp"
 
 namespace dpx::python {
@@ -432,13 +433,15 @@ void init_solvers(py::module_& m) {
            bool trace,
            bool record_objective,
            const std::optional<f64_in>& theta0,
-           std::size_t unpenalized) {
+           std::size_t unpenalized,
+           const std::string& noise_kind) {
           const char* fn = "solvers::dp_sgd";
           const auto v = dataset(fn, x, y);
           const losses::glm_loss l(parse_loss(loss), v, parameter);
           const auto pen = penalty_argument(penalty, lam, gamma);
           const auto th0 = start_point(fn, "theta0", theta0, v.cols);
           sol::dp_sgd_options o;
+          o.noise_kind = mechanisms::parse_noise_kind(noise_kind);
           o.iterations = iterations;
           o.step_size = step_size;
           if (schedule == "inverse_sqrt")
@@ -481,6 +484,7 @@ void init_solvers(py::module_& m) {
         py::arg("record_objective") = true,
         py::arg("theta0") = py::none(),
         py::arg("unpenalized") = 0,
+        py::arg("noise_kind") = "float_safe",
         "DP-SGD / proximal DP-SGD (Abadi et al. 2016): Poisson subsampling with rate q, "
         "per-example gradients clipped to clip_norm, Gaussian noise noise_multiplier * "
         "clip_norm on the batch sum, divided by expected_batch_size (0: q n, treating n as "

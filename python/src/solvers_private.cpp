@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "dpx/mechanisms/noise_kind.hpp"
 #include "solvers_common.hpp"
 
 namespace dpx::python {
@@ -57,12 +58,14 @@ void init_solvers_private(py::module_& m) {
            bool record_objective,
            const std::optional<f64_in>& theta0,
            const std::optional<f64_in>& theta1,
-           std::size_t unpenalized) {
+           std::size_t unpenalized,
+           const std::string& noise_kind) {
           const char* fn = "solvers::istdp";
           const auto v = dataset(fn, x, y);
           const losses::glm_loss l(parse_loss(loss), v, parameter);
           const auto pen = penalty_argument(penalty, lam, gamma);
           sol::istdp_options o;
+          o.noise_kind = mechanisms::parse_noise_kind(noise_kind);
           o.variant = sol::parse_istdp_variant(variant);
           o.iterations = iterations;
           o.eta = eta;
@@ -122,6 +125,7 @@ void init_solvers_private(py::module_& m) {
         py::arg("theta0") = py::none(),
         py::arg("theta1") = py::none(),
         py::arg("unpenalized") = 0,
+        py::arg("noise_kind") = "float_safe",
         R"doc(ISTDP (Yuan & Peng 2023, Algorithm 1; docs/theory/istdp.md): T - 1 noisy-gradient
 proximal steps with Barzilai-Borwein step sizes, T = iterations.
 
@@ -160,12 +164,14 @@ release. Same inputs and seed as `dpx fit --solver istdp` -> bit-identical coeff
            bool trace,
            bool record_objective,
            const std::optional<f64_in>& w0,
-           std::size_t unpenalized) {
+           std::size_t unpenalized,
+           const std::string& noise_kind) {
           const char* fn = "solvers::pgd";
           const auto v = dataset(fn, x, y);
           const losses::glm_loss l(parse_loss(loss), v, parameter);
           const auto pen = penalty_argument(penalty, lam, gamma);
           sol::pgd_options o;
+          o.noise_kind = mechanisms::parse_noise_kind(noise_kind);
           o.iterations = iterations;
           o.step_size = step_size;
           o.output = parse_output(fn, output);
@@ -211,6 +217,7 @@ release. Same inputs and seed as `dpx fit --solver istdp` -> bit-identical coeff
         py::arg("record_objective") = true,
         py::arg("w0") = py::none(),
         py::arg("unpenalized") = 0,
+        py::arg("noise_kind") = "float_safe",
         R"doc((Noisy) projected gradient descent (docs/theory/noisy-pgd.md): w_t = P(w_{t-1} - eta g_t)
 with P the penalty's prox or a constraint set's projection (Penalty.l2_ball, box, simplex,
 l1_ball); output the average of w_1..w_T (Theorem 1) or the last iterate.

@@ -180,7 +180,7 @@ def test_stable_histogram_closed_forms_and_estimator_consistency():
     # The same draws as projection_interval's histogram (S1 Algorithm 3: bins of width 2 tau),
     # and as release_bins on the precomputed indices.
     r = h.release(x, dpx.Philox(9), width=0.5)
-    p = dpx.estimators.projection_interval(x, eps, delta, 0.25, dpx.Philox(9))
+    p = dpx.estimators.projection_interval(x, eps, delta, 0.25, dpx.Philox(9), noise="research_grade")
     assert r.bins.tolist() == p.bins.tolist() and r.values.tolist() == p.frequencies.tolist()
     again = h.release_bins(k.astype(np.int64), dpx.Philox(9))
     assert again.values.tolist() == r.values.tolist()

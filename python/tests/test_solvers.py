@@ -29,7 +29,7 @@ def test_dp_sgd_matches_cli(cli, regression):
     q = min(1.0, 256 / len(y))
     sigma = A.calibrate_gaussian(2.0, 1e-5, 1000, q, method="rdp")
     r = dpx.solvers.dp_sgd(X, y, dpx.Philox(9), iterations=1000, step_size=0.5, sampling_rate=q,
-                           clip_norm=1.0, noise_multiplier=sigma, noise="research_grade")
+                           clip_norm=1.0, noise_multiplier=sigma, noise_kind="research_grade")
     np.testing.assert_array_equal(r.x, out["coefficients"])
     assert out["noise"] == "research_grade"
     assert "Poisson-subsampled" in r.guarantee and "Poisson-subsampled" in out["guarantee"]
@@ -69,13 +69,14 @@ def fit_cli(cli, path, *args):
 def test_istdp_matches_cli(cli, regression, variant):
     X, y, path = regression
     out = fit_cli(cli, path, "--solver", "istdp", "--variant", variant, "--epsilon", 1,
-                  "--delta", 1e-5, "--seed", 3)
+                  "--delta", 1e-5, "--seed", 3, "--research-grade")
     # `dpx fit --solver istdp` settings (apps/dpx/cmd_fit.cpp): T = 200, public smoothness 1
     # (least squares), alpha_max = 1 / smoothness, alpha_min = 1e-4 alpha_max, clipping at 1,
     # tight calibration; theta1 = 0 and theta0 = 1e-3 (as_published) or 0 (strict, unused).
     theta0 = np.full(3, 1e-3 if variant == "as_published" else 0.0)
     r = dpx.solvers.istdp(X, y, dpx.Philox(3), variant=variant, iterations=200, alpha_max=1.0,
-                          alpha_min=1e-4, epsilon=1.0, delta=1e-5, trace=False, theta0=theta0)
+                          alpha_min=1e-4, epsilon=1.0, delta=1e-5, trace=False, theta0=theta0,
+                          noise_kind="research_grade")
     np.testing.assert_array_equal(r.x, out["coefficients"])
     assert r.guarantee == out["guarantee"]
     assert r.guarantee.startswith("NOT private") == (variant == "as_published")
@@ -99,6 +100,10 @@ def test_istdp_penalty_and_intercept_match_cli(cli, regression):
                           trace=False)
     np.testing.assert_array_equal(r.x[:3], out["coefficients"])
     assert r.x[3] == out["intercept"]
+    # Float-safe by default on both sides: exact discrete Gaussian, one zCDP event per release.
+    assert out["noise"] == "float_safe"
+    [(event, count)] = r.privacy_events
+    assert count == 59 and isinstance(event, A.ZCdpEvent)
 
 
 @pytest.mark.parametrize("loss", ["least_squares", "logistic"])
@@ -110,13 +115,13 @@ def test_noisy_pgd_matches_cli(cli, regression, tmp_path, loss):
         np.savetxt(path, np.column_stack([X, y]), delimiter=",", header="a,b,c,y", comments="",
                    fmt="%.17g")
     out = fit_cli(cli, path, "--solver", "noisy_pgd", "--loss", loss, "--epsilon", 3,
-                  "--delta", 1e-6, "--seed", 21)
+                  "--delta", 1e-6, "--seed", 21, "--research-grade")
     # `dpx fit --solver noisy_pgd`: T = 200, step 1 / smoothness (1, or 1/4 for logistic: 4),
     # last iterate, Gaussian noise with tight calibration, clipping at 1.
     step = 4.0 if loss == "logistic" else 1.0
     r = dpx.solvers.pgd(X, y, dpx.Philox(21), loss=loss, iterations=200, step_size=step,
                         output="last", noise="gaussian", clip_norm=1.0, epsilon=3.0, delta=1e-6,
-                        trace=False)
+                        trace=False, noise_kind="research_grade")
     np.testing.assert_array_equal(r.x, out["coefficients"])
     assert r.guarantee == out["guarantee"]
     eps = A.PLDAccountant().compose(dpx.solvers.privacy_event(r)).get_epsilon(1e-6)
