@@ -3,10 +3,11 @@
 // counts, or an object {"events": [...]}. Each event is {"kind": K, params..., "count": n}:
 //   gaussian / laplace {noise_multiplier}, subsampled_gaussian / subsampled_laplace
 //   {sampling_rate, noise_multiplier}, sampled_without_replacement {noise: gaussian | laplace,
-//   noise_multiplier, batch_size, dataset_size, neighbouring: replace_one | add_remove}, randomized_response {epsilon, categories = 2}, pure_dp {epsilon},
-//   approx_dp {epsilon, delta}, discrete_pair {p, q}, discrete_laplace {scale, sensitivity = 1},
-//   discrete_gaussian {sigma, sensitivity}, zcdp {rho}, exponential_mechanism {epsilon};
-//   count is an integer >= 1 (default 1).
+//   noise_multiplier, batch_size, dataset_size, neighbouring: replace_one | add_remove},
+//   randomized_response {epsilon, categories = 2}, pure_dp {epsilon}, approx_dp {epsilon, delta},
+//   discrete_pair {p, q}, discrete_laplace {scale, sensitivity = 1}, discrete_gaussian {sigma,
+//   sensitivity}, zcdp {rho}, exponential_mechanism {epsilon}; count is an integer >= 1 (default
+//   1).
 // Strict: an unknown kind, a missing, mistyped or out-of-range parameter (scales, epsilons,
 // rho > 0 and finite; probabilities in [0, 1], delta < 1, sampling_rate > 0; categories >= 2;
 // sensitivity >= 1; p and q of one length, each summing to 1), an unknown key, a count below 1
