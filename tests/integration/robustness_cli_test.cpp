@@ -10,102 +10,20 @@
 //     excepted) and without BLAS error text.
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <filesystem>
-#include <fstream>
+#include <iostream>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "cli_util.hpp"
+#include "robustness_util.hpp"
 
 namespace {
 
-namespace fs = std::filesystem;
-using args_t = std::vector<std::string>;
-
-const std::string kSecret = "123-45-6789";
-constexpr std::chrono::milliseconds kLimit{60000};  // hang detector
-
-class RobustnessCli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = dpx::test::fresh_test_dir("dpx_robust_");
-    write("secret.csv", "y,x1,x2\n1,2,3\n2," + kSecret + ",4\n3,5,6\n");
-    write("secret_quoted.csv", "y,x1,x2\n1,2,3\n2,\"" + kSecret + ",\nmore\",4\n");
-    write("secret_user.csv", "id,x\n" + kSecret + ",1\n2,1.5\n3,zz" + kSecret + "\n");
-    write("big_cell.csv", "y,x1\n1,2\n2," + std::string(1 << 20, '7') + kSecret + "\n");
-    write("garbage.csv", std::string("y,x1\n\x01\xff\xfe\x00", 9) + kSecret + "\x1b[2J\n");
-    write("bom.csv", "\xEF\xBB\xBFy,x1,x2\r\n1,2,3\r\n2,3,5\r\n3,1,1\r\n4,2,2\r\n");
-    write("ragged.csv", "y,x1\n1,2\n3\n");
-    write("quoted.csv", "y,\"x1\",note\n1,\"2\",\"a, b\"\n2,3,\"c\"\"d\"\n3,1,\"e\nf\"\n4,2,g\n");
-    write("empty.csv", "");
-    write("header_only.csv", "y,x1\n");
-    write("huge_values.csv", "y,x1\n1e308,1e308\n-1e308,-1e308\n1e308,-1e308\n");
-    write("subnormal.csv", "y,x1\n1e-310,2e-310\n-3e-310,1e-310\n4e-310,-2e-310\n");
-    write("mean.csv", "x\n1\n2\n3\n4\n");
-    fs::create_directories(dir_ / "adir");
-    preset_ = fs::path(DPX_INTEGRATION_PRESETS) / "synthetic_rate" / "preset.toml";
-  }
-
-  void write(const std::string& name, const std::string& text) {
-    std::ofstream(dir_ / name, std::ios::binary) << text;
-  }
-
-  dpx::test::outcome run(const args_t& args) {
-    args_t argv{DPX_EXE};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return dpx::test::run_in_bounded(argv, dir_, kLimit);
-  }
-
-  static std::string show(const args_t& args) {
-    std::string s;
-    for (const auto& a : args) s += (s.empty() ? "" : " ") + a.substr(0, 40);
-    return s;
-  }
-
-  /// The invariants every run satisfies; returns the outcome for further checks.
-  dpx::test::outcome check(const args_t& args, int expected_code) {
-    const auto o = run(args);
-    const std::string what = show(args);
-    ++runs_;
-    EXPECT_FALSE(o.timed_out) << what;
-    EXPECT_EQ(o.code, expected_code) << what << "\nstderr: " << o.err.substr(0, 400);
-    EXPECT_EQ(o.out.find(kSecret), std::string::npos) << what;
-    EXPECT_EQ(o.err.find(kSecret), std::string::npos) << what << "\n" << o.err.substr(0, 400);
-    EXPECT_EQ(o.out.find("** On entry"), std::string::npos) << what;
-    if (o.code != 0) {
-      EXPECT_LE(o.err.size(), 1100u) << what;  // prefix + 1000-byte message bound
-      EXPECT_TRUE(!o.err.empty() && o.err.back() == '\n' && o.err.find('\n') == o.err.size() - 1)
-          << what << "\nstderr: " << o.err.substr(0, 400);
-      EXPECT_NE(o.err.find("error: "), std::string::npos) << what << "\n" << o.err;
-    } else if (!o.out.empty() && o.out.front() == '{') {
-      const auto j = nlohmann::json::parse(o.out, nullptr, false);
-      EXPECT_FALSE(j.is_discarded()) << what << "\n" << o.out.substr(0, 400);
-      if (!j.is_discarded()) expect_no_null(j, args.front() == "fit", what);
-    }
-    return o;
-  }
-
-  static void expect_no_null(const nlohmann::json& j, bool fit, const std::string& what) {
-    for (auto it = j.begin(); it != j.end(); ++it) {
-      if (it->is_structured()) {
-        expect_no_null(*it, false, what);
-        continue;
-      }
-      const bool documented =
-          fit && j.is_object() && (it.key() == "epsilon" || it.key() == "delta");
-      if (!documented) {
-        EXPECT_FALSE(it->is_null()) << what << ": null answer";
-      }
-    }
-  }
-
-  fs::path dir_, preset_;
-  int runs_ = 0;
-};
+using dpx::test::robust::args_t;
+using dpx::test::robust::kSecret;
+using dpx::test::robust::RobustnessCli;
 
 // ---- every defect of the issue in the command line, replayed -----------------------------
 TEST_F(RobustnessCli, DefectsReplay) {

@@ -319,7 +319,15 @@ double calibrate_gaussian(gaussian_calibration m,
       double hi = mm == method::pld
                       ? calibrate_gaussian(gaussian_calibration::rdp, epsilon, delta, steps, q)
                       : 1.0;
-      while (!(f(hi) <= epsilon)) hi *= 2.0;
+      while (!(f(hi) <= epsilon)) {
+        hi *= 2.0;
+        // RDP's epsilon has a floor (log(1/delta) / (alpha_max - 1), and the steps' share) that
+        // no noise removes: refuse instead of doubling forever.
+        if (!(hi < 1e150)) {
+          core::throw_invalid(
+              fn, "epsilon", epsilon, "is not reachable by this method at this delta and steps");
+        }
+      }
       // PLD needs at most ~20% less noise than RDP here; a narrow bracket also avoids
       // evaluating the PLD at tiny sigma (wide, slow loss distributions).
       const double shrink = mm == method::pld ? 0.85 : 0.5;

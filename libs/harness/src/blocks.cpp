@@ -170,6 +170,13 @@ block_state check_block(
 
 void write_block(const fs::path& out, const cell& c, const block_ref& b, const block_payload& pl) {
   const auto t0 = std::chrono::steady_clock::now();
+  // A block path that is not a regular file (e.g. a directory left in its place) was reported
+  // corrupt by inspect_block; clear it, or the rename onto it would fail (EISDIR).
+  for (const char* ext : {".csv", ".json"}) {
+    std::error_code ec;
+    const fs::path f = block_file(out, c, b, ext);
+    if (fs::is_directory(fs::symlink_status(f, ec))) fs::remove_all(f, ec);
+  }
   write_file_atomic(block_file(out, c, b, ".csv"), pl.csv);
   json side = json::parse(pl.sidecar);
   side["write_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -64,7 +64,11 @@ std::int64_t get_int(const ctx& c, const toml::node& n, const std::string& what)
 
 double get_number(const ctx& c, const toml::node& n, const std::string& what) {
   if (n.is_integer()) return static_cast<double>(n.as_integer()->get());
-  if (n.is_floating_point()) return n.as_floating_point()->get();
+  if (n.is_floating_point()) {
+    // TOML allows nan and inf; no preset number means either (docs/presets.md).
+    if (!std::isfinite(n.as_floating_point()->get())) c.fail(n, what + " must be finite");
+    return n.as_floating_point()->get();
+  }
   c.fail(n, what + " must be a number, not " + type_name(n));
 }
 
@@ -151,6 +155,9 @@ param_value scalar(const ctx& c, const toml::node& n, const std::string& name) {
   if (n.is_integer()) {
     v = n.as_integer()->get();
   } else if (n.is_floating_point()) {
+    if (!std::isfinite(n.as_floating_point()->get())) {
+      c.fail(n, "parameter '" + name + "' must be finite (not nan or inf)");
+    }
     v = n.as_floating_point()->get();
   } else if (n.is_string()) {
     v = n.as_string()->get();

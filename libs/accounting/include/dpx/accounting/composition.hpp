@@ -63,8 +63,8 @@ inline constexpr std::int64_t kov_optimal_max_k = 10'000'000;
 /// is (eps, delta)-DP iff delta >= 1 - (1 - delta0)^k (1 - S(eps)), with
 ///   S(eps) = (1 + e^eps0)^-k sum_{l=0}^{k} C(k, l) max(0, e^{l eps0} - e^eps e^{(k-l) eps0}).
 /// Evaluated in log space (log-sum-exp over the O(sqrt k) terms around the largest one, the
-/// rest bounded from above), finite for any eps; k is at most kov_optimal_max_k (beyond it the
-/// log-binomial coefficients lose precision and each evaluation takes ~10^4 sqrt(k/10^6) terms;
+/// rest bounded from above, so truncation never lowers delta), finite for any eps; k is at most
+/// kov_optimal_max_k (beyond it the log-binomial coefficients lose precision;
 /// kov_composition, Thm 3.4, has no limit). This returns that optimal delta for eps >= 0.
 double kov_optimal_delta(double epsilon0, double delta0, std::int64_t k, double epsilon);
 /// Smallest eps >= 0 with kov_optimal_delta(eps) <= delta (bisection, safe side: the returned eps
