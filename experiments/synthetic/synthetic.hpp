@@ -36,7 +36,7 @@ inline harness::driver make_synthetic_power_law(std::string name = "synthetic_po
   d.description = "synthetic y = n^slope * lognormal noise with mean 1 (harness tests)";
   d.params = {
       {"n", "sample size (x axis of the power law), > 0", std::nullopt, harness::positive()},
-      {"slope", "exponent of n", harness::param_value{-0.5}},
+      {"slope", "exponent of n", harness::param_value{-0.5}, harness::finite()},
       {"noise",
        "sd of the log-normal multiplicative noise, >= 0",
        harness::param_value{0.5},

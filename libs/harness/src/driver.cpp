@@ -109,6 +109,12 @@ param_check integer_at_least(std::int64_t lo) {
   };
 }
 
+param_check finite() {
+  return [](const param_value& v) {
+    if (!std::isfinite(need_number(v))) reject(v, "must be finite");
+  };
+}
+
 param_check positive() {
   return [](const param_value& v) {
     const double x = need_number(v);

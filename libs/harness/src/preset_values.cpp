@@ -2,6 +2,7 @@
 // [grid] axes, `where` filters). Schema: docs/presets.md.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "preset_parse.hpp"
@@ -155,8 +156,11 @@ param_value scalar(const ctx& c, const toml::node& n, const std::string& name) {
   if (n.is_integer()) {
     v = n.as_integer()->get();
   } else if (n.is_floating_point()) {
-    if (!std::isfinite(n.as_floating_point()->get())) {
-      c.fail(n, "parameter '" + name + "' must be finite (not nan or inf)");
+    // nan and -inf never mean anything; +inf is a value some parameters take (epsilon = inf:
+    // no privacy noise, online_kernel_rate), and each driver's own checks reject it elsewhere.
+    const double x = n.as_floating_point()->get();
+    if (std::isnan(x) || x == -std::numeric_limits<double>::infinity()) {
+      c.fail(n, "parameter '" + name + "' must not be nan or -inf");
     }
     v = n.as_floating_point()->get();
   } else if (n.is_string()) {

@@ -83,6 +83,7 @@ struct param_decl {
 /// Value checks for param_decl::check. Each accepts integers and doubles where numbers are
 /// meant and rejects NaN.
 param_check integer_at_least(std::int64_t lo);         ///< integral number >= lo
+param_check finite();                                  ///< finite number
 param_check positive();                                ///< number > 0 and finite
 param_check non_negative();                            ///< number >= 0 and finite
 param_check open_unit_interval();                      ///< number in (0, 1)
