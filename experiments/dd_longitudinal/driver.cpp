@@ -230,16 +230,9 @@ harness::driver make() {
   const auto budget = dd::budget_params(param_value{1.0});
   d.params.insert(d.params.end(), budget.begin(), budget.end());
   d.data_keys = {"n", "T", "phi", "covariate_phi"};
-  d.metric_names = {"sq_err",
-                    "sq_err_nonprivate",
-                    "sq_err_private_tau2",
-                    "oracle_mse",
-                    "sq_err_over_oracle",
-                    "failed_coordinates",
-                    "clipped_fraction",
-                    "tau",
-                    "singular_users",
-                    "epsilon_used"};
+  d.metric_names = harness::metric_list(
+      "sq_err sq_err_nonprivate sq_err_private_tau2 oracle_mse sq_err_over_oracle "
+      "failed_coordinates clipped_fraction tau singular_users epsilon_used");
   d.run = run;
   return d;
 }

@@ -144,16 +144,9 @@ harness::driver make() {
   const auto budget = dd::budget_params(param_value{1.0});
   d.params.insert(d.params.end(), budget.begin(), budget.end());
   d.data_keys = {"n", "T", "phi", "sigma_u", "grouping", "group_size", "mu"};
-  d.metric_names = {"sq_err",
-                    "sq_err_mean",
-                    "oracle_mse",
-                    "sq_err_over_oracle",
-                    "plateau",
-                    "rho_star",
-                    "failed",
-                    "clipped_fraction",
-                    "tau",
-                    "epsilon_used"};
+  d.metric_names = harness::metric_list(
+      "sq_err sq_err_mean oracle_mse sq_err_over_oracle plateau rho_star failed clipped_fraction "
+      "tau epsilon_used");
   d.run = run;
   return d;
 }

@@ -320,16 +320,9 @@ harness::driver make_driver() {
       {"sampling_rate", "DP-SGD Poisson rate q", harness::param_value{0.2}},
   };
   d.data_keys = {"n", "n_test", "d", "k", "rho", "snr", "coord_bound"};
-  d.metric_names = {"rel_error",
-                    "precision",
-                    "recall",
-                    "f1",
-                    "test_loss",
-                    "lambda",
-                    "iterations",
-                    "sigma",
-                    "selected",
-                    "line_search_failures"};
+  d.metric_names = harness::metric_list(
+      "rel_error precision recall f1 test_loss lambda iterations sigma selected "
+      "line_search_failures");
   d.run = run;
   return d;
 }

@@ -186,15 +186,9 @@ harness::driver make_driver() {
        harness::param_value{0.2}},
   };
   d.data_keys = {"t", "theta", "bandwidth", "noise"};
-  d.metric_names = {"rkhs_error",
-                    "l2_error",
-                    "l2_error_private",
-                    "privacy_noise_sd",
-                    "private_noise_rms",
-                    "private_noise_root",
-                    "approx_error",
-                    "sample_error",
-                    "bound"};
+  d.metric_names = harness::metric_list(
+      "rkhs_error l2_error l2_error_private privacy_noise_sd private_noise_rms private_noise_root "
+      "approx_error sample_error bound");
   d.run = run;
   return d;
 }
