@@ -306,8 +306,7 @@ int run_fit(const fit_options& o) {
           io.delta = *o.delta;
           io.trace.enabled = false;
           io.noise_kind = noise;
-          std::vector<double> th0(
-              d, io.variant == dpx::solvers::istdp_variant::as_published ? 1e-3 : 0.0);
+          const std::vector<double> th0(d, 1e-3);
           // as_published needs theta^0 != theta^1 (its first BB step); strict starts from
           // theta^1 alone, through the overload without theta^0.
           r = io.variant == dpx::solvers::istdp_variant::as_published

@@ -145,9 +145,12 @@ metrics run(const cell_context& ctx) {
     o.alpha_min = 1e-3 / l_design;
     o.alpha_max = 1.0 / l_design;
     o.trace.enabled = false;
+    // as_published needs theta^0 != theta^1 (its first BB step); strict starts from theta^1.
     std::vector<double> th0(d, 0.0);
     th0[0] = 0.01;
-    const auto r = solvers::istdp(loss, prox::mcp(lambda, gamma_mcp), th0, zero, o, noise);
+    const auto r = o.variant == solvers::istdp_variant::as_published
+                       ? solvers::istdp(loss, prox::mcp(lambda, gamma_mcp), th0, zero, o, noise)
+                       : solvers::istdp(loss, prox::mcp(lambda, gamma_mcp), zero, o, noise);
     theta = r.x;
     sigma = r.noise_scale;
     iters = T;

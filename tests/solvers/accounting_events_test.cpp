@@ -59,7 +59,7 @@ TEST(AccountingOfEvents, IstdpTightCalibrationIsExactUnderPld) {
   auto g = rng::stream(3, 0, 0, rng::purpose::noise);
   const std::vector<double> zero(p.s.d, 0.0);
   const auto o = strict(noise_calibration::tight);
-  const auto r = istdp(p.loss, prox::mcp(0.05, 3.0), zero, zero, o, g);
+  const auto r = istdp(p.loss, prox::mcp(0.05, 3.0), zero, o, g);
   ASSERT_EQ(r.privacy_events.size(), 39u);  // T - 1 releases
   const double eps = epsilon_of(accounting::pld_accountant{}, r.privacy_events, o.delta);
   // Exact Gaussian composition: PLD reproduces the target (to its discretisation) from above.
@@ -76,7 +76,7 @@ TEST(AccountingOfEvents, IstdpPaperCalibrationIsWithinTargetUnderRdpAndPld) {
   auto g = rng::stream(4, 0, 0, rng::purpose::noise);
   const std::vector<double> zero(p.s.d, 0.0);
   const auto o = strict(noise_calibration::paper);
-  const auto r = istdp(p.loss, prox::mcp(0.05, 3.0), zero, zero, o, g);
+  const auto r = istdp(p.loss, prox::mcp(0.05, 3.0), zero, o, g);
   ASSERT_EQ(r.privacy_events.size(), 39u);
   // Theorem 3.3 (classical Gaussian per step + advanced composition) is conservative.
   EXPECT_LE(epsilon_of(accounting::pld_accountant{}, r.privacy_events, o.delta), o.epsilon);

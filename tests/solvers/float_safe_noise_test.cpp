@@ -69,7 +69,7 @@ TEST(FloatSafeNoise, IstdpDefaultIsFloatSafeAndAccountedByZcdp) {
   const auto o = strict_istdp();
   ASSERT_EQ(o.noise_kind, mechanisms::noise_kind::float_safe);
   auto g = rng::stream(3, 0, 0, rng::purpose::noise);
-  const auto r = istdp(p.loss, prox::mcp(0.05, 3.0), zero, zero, o, g);
+  const auto r = istdp(p.loss, prox::mcp(0.05, 3.0), zero, o, g);
   ASSERT_EQ(r.privacy_events.size(), 39u);
   expect_all_zcdp(r.privacy_events);
   const double bs =
@@ -84,7 +84,7 @@ TEST(FloatSafeNoise, IstdpDefaultIsFloatSafeAndAccountedByZcdp) {
   auto orr = o;
   orr.noise_kind = mechanisms::noise_kind::research_grade;
   auto g2 = rng::stream(3, 0, 0, rng::purpose::noise);
-  const auto rr = istdp(p.loss, prox::mcp(0.05, 3.0), zero, zero, orr, g2);
+  const auto rr = istdp(p.loss, prox::mcp(0.05, 3.0), zero, orr, g2);
   EXPECT_NE(r.x, rr.x);
   EXPECT_EQ(core::event_name(rr.privacy_events.runs().front().event), "gaussian");
   EXPECT_GT(r.noise_scale, rr.noise_scale);  // zCDP needs more noise than the exact curve

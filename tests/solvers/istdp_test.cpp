@@ -157,12 +157,8 @@ TEST(Istdp, StrictTouchesDataOnlyThroughGradientReleases) {
   const testing::counting_loss counted{t.loss};
   const int T = 25;
   auto g = rng::stream(1, 0, 0, rng::purpose::noise);
-  const auto r = istdp(counted,
-                       prox::mcp(0.1, 3.0),
-                       std::vector<double>{0, 0},
-                       std::vector<double>{0.5, 0.5},
-                       strict_options(T),
-                       g);
+  const auto r =
+      istdp(counted, prox::mcp(0.1, 3.0), std::vector<double>{0.5, 0.5}, strict_options(T), g);
   EXPECT_EQ(counted.values, 0);
   EXPECT_EQ(counted.gradients, 0);
   EXPECT_EQ(counted.clipped, T - 1);
@@ -179,8 +175,7 @@ TEST(Istdp, StrictFirstUpdateIsProxOfNoisyGradientStepAtAlphaMax) {
   toy t;
   auto o = strict_options(2);
   auto g1 = rng::stream(9, 0, 0, rng::purpose::noise);
-  const auto r = istdp(
-      t.loss, prox::l1_norm(0.1), std::vector<double>{0, 0}, std::vector<double>{0.5, 0.5}, o, g1);
+  const auto r = istdp(t.loss, prox::l1_norm(0.1), std::vector<double>{0.5, 0.5}, o, g1);
   std::vector<double> xi(2);
   t.loss.clipped_gradient(std::vector<double>{0.5, 0.5}, o.clip_norm, xi);
   auto g2 = rng::stream(9, 0, 0, rng::purpose::noise);
@@ -228,7 +223,7 @@ TEST(Istdp, NoiseScalesEqualCalibrationFormulas) {
         s.relation = rel;
         s.public_size = 2;  // add/remove: the public normaliser n_bar = n (ignored by replace-one)
         auto g2 = rng::stream(3, 0, 0, rng::purpose::noise);
-        r = istdp(t.loss, prox::l1_norm(0.1), th0, th1, s, g2);
+        r = istdp(t.loss, prox::l1_norm(0.1), th1, s, g2);
         const double sens = (rel == core::neighbouring::replace_one ? 2.0 : 1.0) * 5.0 / 2.0;
         EXPECT_DOUBLE_EQ(r.sensitivity, sens);
         const double m = r.noise_scale / sens;

@@ -8,6 +8,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
+#include <string>
 #include <vector>
 
 #include "dpx/core/error.hpp"
@@ -31,9 +32,10 @@ TEST(SolverOptionsDefaults, Istdp) {
   published.variant = istdp_variant::as_published;
   EXPECT_NO_THROW(published.validate());
 }
-// Strict ISTDP needs no theta0: the one-point overload runs on the default options and gives
-// the two-point result bit for bit whatever theta0 was (strict never reads it); as_published
-// refuses the one-point call, naming `variant`.
+// Strict ISTDP takes no theta0: the one-point overload runs on the default options and gives
+// the two-point call's result bit for bit when that call's theta0 is empty; a non-empty theta0
+// (which strict would not use) is refused by name, and as_published refuses the one-point call,
+// naming `variant`.
 TEST(SolverOptionsDefaults, StrictIstdpStartsFromOnePoint) {
   const auto s = dpx::solvers::testing::make_design(100, 4, 2, 0.3, 0.3, 5);
   const dpx::losses::glm_loss loss{dpx::losses::glm_kind::least_squares, {s.x, s.y, s.n, s.d}};
@@ -42,22 +44,60 @@ TEST(SolverOptionsDefaults, StrictIstdpStartsFromOnePoint) {
   o.iterations = 20;
   auto g1 = rng::stream(9, 0, 0, rng::purpose::noise);
   auto g2 = rng::stream(9, 0, 0, rng::purpose::noise);
-  auto g3 = rng::stream(9, 0, 0, rng::purpose::noise);
   const auto one = istdp(loss, dpx::prox::mcp(0.05, 3.0), zero, o, g1);
-  const auto two = istdp(loss, dpx::prox::mcp(0.05, 3.0), other, zero, o, g2);
-  const auto empty = istdp(loss, dpx::prox::mcp(0.05, 3.0), {}, zero, o, g3);
-  EXPECT_EQ(one.x, two.x);
+  const auto empty = istdp(loss, dpx::prox::mcp(0.05, 3.0), {}, zero, o, g2);
   EXPECT_EQ(one.x, empty.x);
   EXPECT_EQ(one.privacy_events.size(), 19u);
+  const auto names = [](const auto& call, const std::string& parameter) {
+    try {
+      call();
+      ADD_FAILURE() << "accepted; expected a rejection naming " << parameter;
+    } catch (const dpx::core::invalid_argument_error& e) {
+      EXPECT_EQ(e.parameter(), parameter) << e.what();
+    }
+  };
+  names([&] { (void)istdp(loss, dpx::prox::mcp(0.05, 3.0), other, zero, o, g1); }, "theta0");
   o.variant = istdp_variant::as_published;
-  EXPECT_THROW(istdp(loss, dpx::prox::mcp(0.05, 3.0), zero, o, g1),
-               dpx::core::invalid_argument_error);
+  names([&] { (void)istdp(loss, dpx::prox::mcp(0.05, 3.0), zero, o, g1); }, "variant");
 }
 
 TEST(SolverOptionsDefaults, Pgd) { EXPECT_NO_THROW(pgd_options{}.validate()); }
 TEST(SolverOptionsDefaults, Gist) { EXPECT_NO_THROW(gist_options{}.validate()); }
 TEST(SolverOptionsDefaults, DpSgd) { EXPECT_NO_THROW(dp_sgd_options{}.validate()); }
 TEST(SolverOptionsDefaults, OnlineKernel) { EXPECT_NO_THROW(online_kernel_options{}.validate()); }
+TEST(SolverOptionsDefaults, FrankWolfe) { EXPECT_NO_THROW(frank_wolfe_options{}.validate()); }
+TEST(SolverOptionsDefaults, OutputPerturbation) {
+  EXPECT_NO_THROW(output_perturbation_options{}.validate());
+}
+TEST(SolverOptionsDefaults, ObjectivePerturbation) {
+  EXPECT_NO_THROW(objective_perturbation_options{}.validate());
+}
+TEST(SolverOptionsDefaults, StronglyConvexSolve) {
+  EXPECT_NO_THROW(strongly_convex_solve_options{}.validate("strongly_convex_solve_options"));
+}
+// Negative control: each default test above can fail (a bad field is rejected by name).
+TEST(SolverOptionsDefaults, BadFieldsAreRejectedByName) {
+  const auto rejects = [](const auto& validate, const std::string& field) {
+    try {
+      validate();
+      ADD_FAILURE() << "accepted a bad " << field;
+    } catch (const dpx::core::invalid_argument_error& e) {
+      EXPECT_EQ(e.parameter(), field) << e.what();
+    }
+  };
+  frank_wolfe_options fw;
+  fw.radius = 0;
+  rejects([&] { fw.validate(); }, "radius");
+  output_perturbation_options out;
+  out.regularization = 0;
+  rejects([&] { out.validate(); }, "regularization");
+  objective_perturbation_options obj;
+  obj.approx_fraction = 1.0;
+  rejects([&] { obj.validate(); }, "approx_fraction");
+  strongly_convex_solve_options sc;
+  sc.max_iterations = 0;
+  rejects([&] { sc.validate("strongly_convex_solve_options"); }, "solve.max_iterations");
+}
 TEST(SolverOptionsDefaults, Checkpoint) {
   EXPECT_NO_THROW(checkpoint_options{}.validate("checkpoint_options"));
 }

@@ -78,7 +78,7 @@ std::vector<double> pgd_release(const losses::glm_loss& loss, const pgd_options&
 std::vector<double> istdp_release(const losses::glm_loss& loss, const istdp_options& o) {
   auto g = rng::stream(1, 0, 0, rng::purpose::noise);
   const std::vector<double> zero(loss.dimension(), 0.0);
-  auto r = istdp(loss, prox::zero_penalty{}, zero, zero, o, g);
+  auto r = istdp(loss, prox::zero_penalty{}, zero, o, g);
   for (double& v : r.x) v = -v;
   return r.x;
 }
@@ -121,7 +121,7 @@ TEST(PublicNormaliser, AddRemoveWithoutPublicSizeThrowsNamingIt) {
   o.epsilon = 1.0;
   o.delta = 1e-5;
   expect_names_public_size([&] { o.validate(); });
-  expect_names_public_size([&] { (void)istdp(loss, prox::zero_penalty{}, zero, zero, o, g); });
+  expect_names_public_size([&] { (void)istdp(loss, prox::zero_penalty{}, zero, o, g); });
   expect_names_public_size([&] { (void)istdp_sensitivity(o, 20); });
   o.relation = core::neighbouring::replace_one;
   EXPECT_NO_THROW(o.validate());
@@ -220,7 +220,7 @@ TEST(PublicNormaliser, BruteForceAddRemoveSensitivityWithinGOverNbar) {
   auto g = rng::stream(3, 0, 0, rng::purpose::noise);
   const std::vector<double> zero(d, 0.0);
   const auto rp_d = pgd(ld, prox::zero_penalty{}, zero, p_noisy, g);
-  const auto ri_d = istdp(ld, prox::zero_penalty{}, zero, zero, i_noisy, g);
+  const auto ri_d = istdp(ld, prox::zero_penalty{}, zero, i_noisy, g);
   EXPECT_DOUBLE_EQ(rp_d.sensitivity, kClip / nbar);
   EXPECT_DOUBLE_EQ(ri_d.sensitivity, kClip / nbar);
   EXPECT_NE(rp_d.guarantee.find("n_bar = 5"), std::string::npos) << rp_d.guarantee;
@@ -241,7 +241,7 @@ TEST(PublicNormaliser, BruteForceAddRemoveSensitivityWithinGOverNbar) {
     max_new = std::fmax(max_new, std::fmax(dp, di));
     // Reported sensitivity and noise scale do not depend on the private row count.
     const auto rp_z = pgd(lz, prox::zero_penalty{}, zero, p_noisy, g);
-    const auto ri_z = istdp(lz, prox::zero_penalty{}, zero, zero, i_noisy, g);
+    const auto ri_z = istdp(lz, prox::zero_penalty{}, zero, i_noisy, g);
     EXPECT_EQ(rp_z.sensitivity, rp_d.sensitivity);
     EXPECT_EQ(rp_z.noise_scale, rp_d.noise_scale);
     EXPECT_EQ(ri_z.sensitivity, ri_d.sensitivity);

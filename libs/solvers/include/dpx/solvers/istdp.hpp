@@ -26,7 +26,7 @@
 ///  * strict: private by construction. The BB step uses the noisy gradients
 ///    (y = xi^k - xi^{k-1}; post-processing), with alpha_max <= 1 / L_s for a PUBLIC smoothness
 ///    bound L_s (options.public_smoothness, never computed from the data); the first update uses
-///    alpha_max; the clipped step is accepted without a line search; theta^0 is not used. The
+///    alpha_max; the clipped step is accepted without a line search; there is no theta^0. The
 ///    only data access is the T - 1 gradient releases. The output is (epsilon, delta)-DP under the
 ///    configured neighbouring relation (with the gradient_bound sensitivity, the released average
 ///    gradient is projected onto the ball of radius U so that 2U bounds its sensitivity by
@@ -114,9 +114,10 @@ double istdp_sensitivity(const istdp_options& o, std::size_t n);
 /// Noise sd sigma the options imply for n examples (0 for fixed with sigma 0).
 double istdp_sigma(const istdp_options& o, std::size_t n);
 
-/// ISTDP from (theta0, theta1). as_published needs both (theta0 != theta1: the first BB step uses
-/// them). strict starts from theta1 alone: pass an empty theta0 (or call the overload without
-/// it); a non-empty theta0 must have size d and finite entries but strict does not use it.
+/// ISTDP from (theta0, theta1): the published algorithm's start (theta0 != theta1: its first BB
+/// step uses both). strict starts from theta1 alone and takes no theta0: call the overload
+/// without it; here strict accepts only an EMPTY theta0 (for callers that choose the variant at
+/// run time) and throws naming `theta0` for a non-empty one, which it would not use.
 /// Loss: clippable_loss (a smooth_loss suffices with sensitivity_mode::gradient_bound). Noise
 /// from `rng`.
 template <smooth_loss Loss, prox::proximal_operator Penalty, std::uniform_random_bit_generator G>
@@ -193,7 +194,13 @@ solve_result istdp(const Loss& loss,
   options.validate();
   const std::size_t d = loss.dimension();
   const bool published = options.variant == istdp_variant::as_published;
-  if (published || !theta0.empty()) core::check_size(fn, "theta0", theta0.size(), d);
+  if (!published && !theta0.empty())
+    core::throw_invalid(fn,
+                        "theta0",
+                        "(given)",
+                        "strict ISTDP starts from theta1 alone and does not use theta0: pass an "
+                        "empty theta0 or call istdp(loss, penalty, theta1, options, rng)");
+  if (published) core::check_size(fn, "theta0", theta0.size(), d);
   core::check_size(fn, "theta1", theta1.size(), d);
   core::check_finite_span(fn, "theta0", theta0);
   core::check_finite_span(fn, "theta1", theta1);
