@@ -21,9 +21,10 @@
 //    constraint is active; L* from 3000 projected-gradient steps with step 1 / L_s (L_s the
 //    power-iteration smoothness; nonprivate reference). Per-example gradients have norm <= 1.
 //
-// Iterations: `iterations` > 0 is used as is; 0 means the spec's tuned schedule
-//   T = round(c eps^2 n^2 / (d^p ln(1/delta))), p = 2 (per-coordinate Laplace), p = 1 (L2 Laplace,
-//   Gaussian), c = `t_scale` (a constant: it does not change any slope), and eta = R / (G sqrt T).
+// Iterations: `iterations` > 0 is used as is; 0 means the tuned schedule (docs/theory/
+//   noisy-pgd.md, "Rates"): T = round(c eps^2 n^2 / (d^p ln(1/delta))), p = 2 (per-coordinate
+//   Laplace), p = 1 (L2 Laplace, Gaussian), c = `t_scale` (a constant: it does not change any
+//   slope), and eta = R / (G sqrt T).
 // Noise: dpx::solvers::pgd with clip G = 1, replace-one: `laplace_per_coordinate` (DRV advanced
 // composition over T d releases, the PGD lecture notes' [NPGD] accounting), `laplace_l2`
 // (L2-calibrated Laplace, DRV split over T), `gaussian` (tight), `none`.
@@ -33,7 +34,8 @@
 //   excess_leading  hinge without noise: excess + ||m|| r / (2T), the leading term r / (2 sqrt T)
 //               up to a higher-order remainder (measured: 7e-5 relative at T = 100, 4e-6 at
 //               T = 1e4); otherwise equal to excess
-//   bound       the spec's bound without constants: R G / sqrt T (none), R G d sqrt(ln(1/delta)) /
+//   bound       docs/theory/noisy-pgd.md's bound without constants: R G / sqrt T (none), R G d
+//   sqrt(ln(1/delta)) /
 //               (n eps) (per-coordinate Laplace), R G sqrt(d ln(1/delta)) / (n eps) (L2 Laplace,
 //               Gaussian)
 //   ratio       excess / bound

@@ -1,4 +1,4 @@
-// Properties checked (the seeds' calibrations, dpx/accounting/seeds.hpp):
+// Properties checked (the papers' published calibrations, dpx/accounting/seeds.hpp):
 // - ISTDP Thm 3.3 (Yuan & Peng 2023; docs/theory/istdp.md): eps_k, delta_k, sigma equal the
 // formulas
 //   by hand, and T-fold advanced composition (slack delta/2) of the per-step

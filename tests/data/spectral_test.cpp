@@ -111,7 +111,8 @@ TEST(Spectral, LanczosInteriorSpectralPeak) {
 }
 
 TEST(Spectral, Ar1LimitTable) {
-  // Spec §8: λ_max = 38.9 (n = 1000), 39.0 (n = 5000); limit (1+φ)/(1−φ) = 39.
+  // docs/theory/dependent-data.md §8: λ_max = 38.9 (n = 1000), 39.0 (n = 5000); limit (1+φ)/(1−φ)
+  // = 39.
   const double phi = 0.95, limit = (1 + phi) / (1 - phi);
   ar1 m({phi, 0.0, std::sqrt(1 - phi * phi)});  // unit marginal variance
   const double l100 = m.log_sobolev(100), l1000 = m.log_sobolev(1000), l5000 = m.log_sobolev(5000);

@@ -1,7 +1,7 @@
 // Accuracy of the private Priestley–Chao estimator and of the plug-in variance estimators at
 // fixed seeds, against bounds and oracles computed here from closed forms (
-// docs/theory/dependent-data.md §4.4, §6, §11 "accuracy within the spec's high-probability
-// bounds"):
+// docs/theory/dependent-data.md §4.4, §6: accuracy within the paper's high-probability
+// bounds):
 //  * Priestley–Chao (S1 Lemma 4.9, Cor 4.11), f = sin(2πx), i.i.d. N(0, 1) noise, Gaussian kernel:
 //    the deterministic bias |E f̂(x) − f(x)| is within L_f μ₁(K) b + ‖f‖_∞ |Σ_i K_i/(nb) − 1| (the
 //    Lipschitz bias term of the rate plus the kernel-weight defect of the fixed design); every

@@ -1,5 +1,5 @@
-// Statistical checks of the central estimators at fixed seeds (docs/theory/dependent-data.md §11):
-//  * accuracy within the spec's high-probability bounds: |m̂ − μ| ≤ 2τ [V Lemma 3.4] in every
+// Statistical checks of the central estimators at fixed seeds (docs/theory/dependent-data.md §3):
+//  * accuracy within the paper's high-probability bounds: |m̂ − μ| ≤ 2τ [V Lemma 3.4] in every
 //    replication, and |estimate − X̄| ≤ b ln(1/α) (α = 1e-3) in all but a few;
 //  * on the no-clipping event estimate − X̄ is Laplace(4κ/(nε)): mean of squares 2b² (power:
 //    a ±10% scale error moves it by ≥ 6.5 standard errors) and a KS test of the standardised law;

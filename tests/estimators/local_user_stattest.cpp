@@ -6,7 +6,7 @@
 //  * the literal budget (RR at ε/8 per bit) gives noisier histograms than the decision (ε/4):
 //    its debiased frequency error is larger on average;
 //  * user-level mean on i.i.d. N(μ, 1) panels: E(A − μ)² matches the oracle 1/(nT) + 2b²
-//    (b = 12τ/(nε)), i.e. the error falls with T as the spec's 1/(nT) predicts.
+//    (b = 12τ/(nε)), i.e. the error falls with T as Cor 5.4's 1/(nT) predicts.
 // False-positive rates are stated next to each assertion.
 #include <gtest/gtest.h>
 

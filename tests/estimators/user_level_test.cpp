@@ -8,7 +8,8 @@
 //  * Priestley–Chao: kernel constants (‖K‖∞ = 0.3989, L_K = 0.2420, μ₁ = 0.7979 for the Gaussian),
 //    both radii equal their formulas, each point is Algorithm 4 on Z_i(x) = Y_i K((x_i − x)/b)/b
 //    with the same draws, the grid's budget is split and the total reported, margin ζ;
-//  * local model: bins cover [−B, B] (N = 2⌈B/(2h)⌉ + 1, the spec's B = 5, τ ≈ 5 example gives 3
+//  * local model: bins cover [−B, B] (N = 2⌈B/(2h)⌉ + 1, docs/theory/dependent-data.md §5.1's B =
+//  5, τ ≈ 5 example gives 3
 //    bins), RR budget ε/2 per histogram stage (ε/4 per bit) or the literal ε/4 (3ε/4 spent),
 //    per-user Laplace scale 12τ/ε, the estimate equals (Σ clip + Σ noise)/n recomputed from the
 //    same stream, HD composition totals.

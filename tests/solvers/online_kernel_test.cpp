@@ -3,7 +3,8 @@
 //    shrunk explicitly each step) in predictions and coefficients, for Gaussian (p = 1 fast path
 //    and p = 2), polynomial and linear kernels.
 //  * Schedules eta_t = (t + t0)^-theta, lambda_t = (t + t0)^-(1-theta); default t0 =
-//    (kappa^2 + 1)^(1/theta); sensitivities C_t and D_t equal the spec's formulas.
+//    (kappa^2 + 1)^(1/theta); sensitivities C_t and D_t equal docs/theory/online-kernel.md's
+//    formulas.
 //  * Responses are clamped to [-M, M].
 //  * per_query: one laplace_event{1/epsilon} per answer; function_release: one
 //    gaussian_event{sqrt(2 log(2/delta))/epsilon} per release, values at every point.

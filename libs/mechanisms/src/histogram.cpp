@@ -37,7 +37,8 @@ double stable_histogram::threshold(std::size_t n) const {
   const double dn = static_cast<double>(n);
   if (noise_ == histogram_noise::discrete_laplace)
     return static_cast<double>(count_threshold()) / dn;
-  // Spec §3.1 step 3 (decision §10 item 2: ln(2/delta)).
+  // Roth & Avella-Medina 2025, Algorithm 2 step 3 (docs/theory/dependent-data.md §3.1; §10 item
+  // 2: ln(2/delta), not Lemma D.9's ln(1/delta)).
   return 2.0 / (epsilon_ * dn) * std::log(2.0 / delta_) + 1.0 / dn;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 /// \file
-/// The seeds' own (looser) calibrations, reproduced exactly so experiments can run them as
+/// The published (looser) calibrations of Yuan & Peng 2023 (ISTDP, Theorem 3.3) and of the PGD
+/// lecture notes [NPGD] (docs/references.md), reproduced exactly so experiments can run them as
 /// published, next to the tight calibrations of the accountants.
 
 #include <cstdint>

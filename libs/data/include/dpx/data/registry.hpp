@@ -72,7 +72,7 @@ struct param_spec {
 struct model_entry;
 
 /// The parameter values of one model, parsed and range-checked against its specs. Values not
-/// given take the spec's default. Errors name the parameter as the caller spells it: `--phi`
+/// given take the declared default. Errors name the parameter as the caller spells it: `--phi`
 /// (cli naming) or `phi` (plain naming); they quote the value the user typed (a parameter, not
 /// private data).
 class param_values {

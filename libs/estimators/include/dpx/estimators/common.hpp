@@ -5,9 +5,9 @@
 /// split over coordinates (S1 Thm 2.4 and docs/theory/dependent-data.md §3.4), and the public
 /// radius formulas τ of S1 (Cor 3.6, Rem 3.5, Lemma 5.2, Lemma 5.15).
 ///
-/// Spec tags used in these docs: [V] verbatim from S1 (Roth & Avella-Medina 2025, arXiv
-/// 2511.18583v2), [KV-impl] Karwa–Vadhan implementation detail, [R] our reconstruction or
-/// design decision (docs/theory/dependent-data.md §0, decisions in §10).
+/// Tags used in these docs (docs/references.md, "Shorthand"): [V] as published in S1 (Roth &
+/// Avella-Medina 2025, arXiv 2511.18583v2), [KV-impl] Karwa–Vadhan implementation detail, [R] our
+/// reconstruction or design decision (listed with its reason in docs/theory/dependent-data.md §10).
 ///
 /// PRIVACY NEVER DEPENDS ON THE DATA MODEL. Every estimator clips or thresholds, so its
 /// guarantee holds for all inputs. τ, ρ, σ bounds, B, L_f, θ_lo/θ_hi and the other model

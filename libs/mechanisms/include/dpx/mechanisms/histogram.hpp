@@ -66,7 +66,7 @@ struct sparse_histogram {
 
 /// How the stable histogram's noise is drawn.
 enum class histogram_noise {
-  /// The spec exactly: Lap(0, 2/(eps n)) on frequencies, threshold 2 ln(2/delta)/(eps n) + 1/n.
+  /// Algorithm 2 exactly: Lap(0, 2/(eps n)) on frequencies, threshold 2 ln(2/delta)/(eps n) + 1/n.
   /// Research-grade double noise (fast; see laplace.hpp on float safety).
   laplace,
   /// Float-safe variant: exact discrete Laplace of scale tau >= 2/eps on the integer COUNTS

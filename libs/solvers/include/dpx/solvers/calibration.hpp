@@ -1,7 +1,8 @@
 #pragma once
 /// \file
-/// Noise calibration used by the private solvers: the seeds' published formulas (reproduced
-/// exactly) and tight replacements. All functions validate their arguments and throw
+/// Noise calibration used by the private solvers: the published formulas of Yuan & Peng 2023
+/// Theorem 3.3 and [NPGD] (reproduced exactly; docs/theory/istdp.md, docs/theory/noisy-pgd.md) and
+/// tight replacements. All functions validate their arguments and throw
 /// core::invalid_argument_error naming the function, parameter and value.
 ///
 /// "Tight" Gaussian calibration: k adaptive Gaussian releases with noise multiplier m (sigma /

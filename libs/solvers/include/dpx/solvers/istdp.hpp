@@ -38,10 +38,10 @@
 /// G, and
 ///  * replace-one: the release is the clipped mean (1/n) sum_i clip_G(g_i), n public, 2G/n;
 ///  * add/remove: n is private, so the release is (sum_i clip_G(g_i)) / n_bar for the PUBLIC
-///    normaliser n_bar = options.public_size (required), sensitivity G/n_bar (spec item 2's G/n
+///    normaliser n_bar = options.public_size (required), sensitivity G/n_bar (the published G/n
 ///    holds only with a public normaliser: dividing by the private n gives ||mean_D - mean_D'||
-///    up to 2G/(n+1) > G/n and a noise scale that depends on n). n_bar = n releases the mean bit
-///    for bit.
+///    up to 2G/(n+1) > G/n and a noise scale that depends on n; docs/theory/noisy-pgd.md,
+///    "Sensitivity and the public normaliser"). n_bar = n releases the mean bit for bit.
 /// Calibration: paper = Thm. 3.3 (per-step (eps_k, delta_k), classical Gaussian, advanced
 /// composition over T steps); tight = exact composition of the T - 1 Gaussian releases
 /// (calibration.hpp); fixed = options.sigma (0 = noiseless). Events: one gaussian_event
