@@ -20,8 +20,27 @@
 //   1) bound             Theorem 2's C_eps t^-(theta - 1/2) (without the 4/delta factor), C_eps =
 //                     4(kappa^2+1) kappa M / eps + t0 ||f_rho||_K + (11/3)(kappa M +
 //                     (kappa^2+1)||f_rho||_K)
+// Theorem 1 measured (cells with epsilon = inf, replications r < sensitivity_replications; NaN
+// elsewhere): over neighbouring sequences of the nonprivate learner that differ in ONE example at
+// position j in {first, middle, last} (replace-one at any position, docs/theory/online-kernel.md),
+// two replacements each — "flip" (x_j, +M) against (x_j, -M), and "move" the stream's (x_j, y_j)
+// against (x_j + 1/2 mod 1, -sign(y_j) M) — both sequences run through the library's learner:
+//   sens_sup          max over the pairs of sup_x |f_t(x) - f'_t(x)| (1001-point grid of [0, 1]
+//                     plus the two replaced centres)
+//   sens_rkhs         max over the pairs of ||f_t - f'_t||_K (exact, from the expansions)
+//   sens_sup_ratio    sens_sup / C_t, C_t = 2 kappa^2 (kappa^2 + 1) M / (t - 1 + t0)^(2 theta - 1)
+//                     (eq. (17) with kappa = 1, M = 1, computed here from the formula)
+//   sens_rkhs_ratio   sens_rkhs / D_t, D_t = 2 eta_{t-1} kappa (kappa^2 M / lambda_{t-1} + M)
+//   sens_early_ratio  the sup-norm difference of the pairs changed at the first and middle
+//                     positions only, / C_t
+// `sensitivity_bound = "inv_t"` (negative control) divides by the bounds with the power of t of a
+// batch average's sensitivity, (t - 1 + t0)^-1, in place of (t - 1 + t0)^-(2 theta - 1) (and of
+// eta_{t-1}/lambda_{t-1}, eta_{t-1}): a bound that decays too fast, which the measured
+// differences (~ 2 kappa^2 M eta_{t-1}: the flip at the last position) exceed once
+// (t + t0)^(1 - theta) > kappa^2 + 1.
 // Data are keyed on (t, theta, h, noise): every epsilon sees the same stream (common random
 // numbers).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -40,6 +59,98 @@ using harness::metrics;
 
 constexpr double kCentres[5] = {0.1, 0.3, 0.5, 0.7, 0.9};
 constexpr double kWeights[5] = {0.5, -0.4, 0.45, -0.35, 0.3};
+
+/// The measured sensitivity of the nonprivate learner at t (see the file comment).
+struct sensitivity {
+  double sup = 0, rkhs = 0, sup_early = 0;
+};
+
+/// sup and RKHS norm of f_A - f_B, two learners that saw the same examples except at index j.
+/// Coefficients before j are bit-identical (same raw coefficients, same data-independent scale),
+/// so only the terms from j on are summed.
+template <class Kernel>
+std::pair<double, double> difference_norms(const solvers::online_kernel_regression& a,
+                                           const solvers::online_kernel_regression& b,
+                                           std::size_t j,
+                                           const Kernel& K) {
+  const auto ca = a.coefficients(), cb = b.coefficients();
+  const auto &xa = a.centres(), &xb = b.centres();
+  std::vector<double> z, d;  // the difference's centres and coefficients
+  for (std::size_t i = j; i < ca.size(); ++i) {
+    if (xa[i] == xb[i]) {
+      z.push_back(xa[i]);
+      d.push_back(ca[i] - cb[i]);
+    } else {
+      z.insert(z.end(), {xa[i], xb[i]});
+      d.insert(d.end(), {ca[i], -cb[i]});
+    }
+  }
+  double norm2 = 0;
+  for (std::size_t u = 0; u < z.size(); ++u) {
+    double row = 0;
+    for (std::size_t v = 0; v < u; ++v) row += d[v] * K(z[u], z[v]);
+    norm2 += d[u] * (2 * row + d[u] * K(z[u], z[u]));
+  }
+  std::vector<double> pts(1001);
+  for (std::size_t g = 0; g < pts.size(); ++g) pts[g] = double(g) / 1000.0;
+  pts.insert(pts.end(), {xa[j], xb[j]});
+  double sup = 0;
+  for (const double x : pts) {
+    double v = 0;
+    for (std::size_t u = 0; u < z.size(); ++u) v += d[u] * K(z[u], x);
+    sup = std::fmax(sup, std::fabs(v));
+  }
+  return {sup, std::sqrt(std::fmax(norm2, 0.0))};
+}
+
+template <class Kernel>
+sensitivity measure_sensitivity(const solvers::online_kernel_regression& empty,
+                                const std::vector<double>& xs,
+                                const std::vector<double>& ys,
+                                const Kernel& K) {
+  const std::size_t t = xs.size();
+  const double m = 1.0;  // M: responses are clamped to [-1, 1]
+  std::vector<std::size_t> positions{0, t / 2, t - 1};
+  positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+  const auto feed = [&](solvers::online_kernel_regression& f, std::size_t from) {
+    double x[1];
+    for (std::size_t s = from; s < t; ++s) {
+      x[0] = xs[s];
+      f.update(x, ys[s]);
+    }
+  };
+  auto base = empty;
+  std::vector<solvers::online_kernel_regression> prefix;  // f_j for each position j
+  double x[1];
+  for (std::size_t s = 0, next = 0; s < t; ++s) {
+    if (next < positions.size() && positions[next] == s) {
+      prefix.push_back(base);
+      ++next;
+    }
+    x[0] = xs[s];
+    base.update(x, ys[s]);
+  }
+  sensitivity out;
+  for (std::size_t k = 0; k < positions.size(); ++k) {
+    const std::size_t j = positions[k];
+    auto hi = prefix[k], lo = prefix[k], moved = prefix[k];
+    x[0] = xs[j];
+    hi.update(x, m);
+    lo.update(x, -m);
+    x[0] = std::fmod(xs[j] + 0.5, 1.0);
+    moved.update(x, ys[j] >= 0 ? -m : m);
+    feed(hi, j + 1);
+    feed(lo, j + 1);
+    feed(moved, j + 1);
+    for (const auto& [a, b] : {std::pair{&hi, &lo}, std::pair{&base, &moved}}) {
+      const auto [sup, rkhs] = difference_norms(*a, *b, j, K);
+      out.sup = std::fmax(out.sup, sup);
+      out.rkhs = std::fmax(out.rkhs, rkhs);
+      if (j + 1 < t) out.sup_early = std::fmax(out.sup_early, sup);
+    }
+  }
+  return out;
+}
 
 metrics run(const cell_context& ctx) {
   const auto& p = ctx.params;
@@ -69,10 +180,30 @@ metrics run(const cell_context& ctx) {
   o.epsilon = std::isfinite(eps) ? eps : 1.0;
   solvers::online_kernel_regression f(k, 1, o);
   auto data = ctx.stream(rng::purpose::data);
+  std::vector<double> data_x(static_cast<std::size_t>(t)), data_y(data_x.size());
   double x[1];
-  for (std::int64_t s = 0; s < t; ++s) {
-    x[0] = data.uniform01();
-    f.update(x, f_rho(x[0]) + a * (2 * data.uniform01() - 1));
+  for (std::size_t s = 0; s < data_x.size(); ++s) {
+    data_x[s] = data.uniform01();
+    data_y[s] = f_rho(data_x[s]) + a * (2 * data.uniform01() - 1);
+    x[0] = data_x[s];
+    f.update(x, data_y[s]);
+  }
+  // Theorem 1, measured on the nonprivate learner (epsilon = inf cells only: it does not depend
+  // on epsilon) in the first sensitivity_replications replications.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  sensitivity sens{nan, nan, nan};
+  double c_bound = nan, d_bound = nan;
+  if (!std::isfinite(eps) && ctx.replication < p.get_int("sensitivity_replications")) {
+    solvers::online_kernel_options on = o;
+    on.privacy = solvers::kernel_privacy::none;
+    sens = measure_sensitivity(solvers::online_kernel_regression(k, 1, on), data_x, data_y, K);
+    const double kappa = 1.0, m = 1.0, base = double(t) - 1.0 + f.t0();
+    const bool control = p.get_string("sensitivity_bound") == "inv_t";
+    const double eta = std::pow(base, -theta), lambda = std::pow(base, -(1.0 - theta));
+    c_bound = 2 * kappa * kappa * (kappa * kappa + 1) * m *
+              (control ? 1.0 / base : std::pow(base, -(2 * theta - 1)));
+    d_bound = control ? 2 * kappa * (kappa * kappa + 1) * m / base
+                      : 2 * eta * kappa * (kappa * kappa * m / lambda + m);
   }
   // ||f_t - f_rho||_K^2 = c^T K_xx c - 2 c^T K_xc b + b^T K_cc b.
   const auto c = f.coefficients();
@@ -166,13 +297,18 @@ metrics run(const cell_context& ctx) {
       {"private_noise_root", std::pow(std::sqrt(noise2), 1.0 / (2 * theta - 1))},
       {"approx_error", approx},
       {"sample_error", sample},
-      {"bound", c_eps * std::pow(double(t), -(theta - 0.5))}};
+      {"bound", c_eps * std::pow(double(t), -(theta - 0.5))},
+      {"sens_sup", sens.sup},
+      {"sens_rkhs", sens.rkhs},
+      {"sens_sup_ratio", sens.sup / c_bound},
+      {"sens_rkhs_ratio", sens.rkhs / d_bound},
+      {"sens_early_ratio", sens.sup_early / c_bound}};
 }
 
 harness::driver make_driver() {
   harness::driver d;
   d.name = "online_kernel_rate";
-  d.version = "4";
+  d.version = "5";
   d.description =
       "DP online kernel regression (Nie & Wang 2017): RKHS and L2 error against t, per-query "
       "Laplace";
@@ -184,11 +320,20 @@ harness::driver make_driver() {
       {"noise",
        "response noise half-width a (y = f + U(-a, a)), <= 0.25",
        harness::param_value{0.2}},
+      {"sensitivity_bound",
+       "theorem (eq. (17)'s C_t, Lemma 2's D_t) | inv_t (negative control: power of t -1)",
+       harness::param_value{std::string("theorem")},
+       harness::one_of({"theorem", "inv_t"})},
+      {"sensitivity_replications",
+       "replications (epsilon = inf cells) that measure Theorem 1's sensitivity; NaN in others",
+       harness::param_value{std::int64_t{4}},
+       harness::integer_at_least(0)},
   };
   d.data_keys = {"t", "theta", "bandwidth", "noise"};
   d.metric_names = harness::metric_list(
       "rkhs_error l2_error l2_error_private privacy_noise_sd private_noise_rms private_noise_root "
-      "approx_error sample_error bound");
+      "approx_error sample_error bound sens_sup sens_rkhs sens_sup_ratio sens_rkhs_ratio "
+      "sens_early_ratio");
   d.run = run;
   return d;
 }
