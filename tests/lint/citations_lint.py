@@ -28,7 +28,7 @@ PATTERNS = [
     ("a seed paper number", re.compile(r"\bseeds? ?0\d\d\b", re.I)),
     ("a path outside the repository", re.compile(r"\bshared/(seeds|spec|style|prior-art)\b")),
     ("a spec restatement", re.compile(
-        r"\b[Ss]pec(?:'s)?(?: §| item\b| \((?!`)| `?[\w-]+\.md\b| tags\b|:)|; spec;"
+        r"\b[Ss]pec(?:'s)?(?: §| item\b| \((?!`)| `?[\w-]+\.md\b| tags\b|:)|; spec[;)]"
         r"|\b[Tt]he spec\b(?!(?: evaluated| and| \(`))")),
     ("the lecture (cite [NPGD] or docs/theory/noisy-pgd.md)",
      re.compile(r"\b[Tt]he lecture\b(?!\s+notes)")),
@@ -38,7 +38,7 @@ PATTERNS = [
 BAD = [
     "// seed 002's Lemma 3.1", "see shared/spec/istdp.md", "(spec §4.1)", "Spec: section 3",
     "spec item 2's G/n", "the spec's bound", "from spec `online-kernel.md`", "The spec (istdp.md)",
-    "expected -1; spec; gated", "the lecture's Theorem 3", "The seeds' calibrations",
+    "expected -1; spec; gated", "(replace-one, any position; spec)", "the lecture's Theorem 3", "The seeds' calibrations",
     "Spec tags used below", "(see \"the spec\")", "The spec exactly: Lap(0, 2/(eps n))",
 ]
 GOOD = [

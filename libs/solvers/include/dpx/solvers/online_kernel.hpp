@@ -11,7 +11,7 @@
 /// f_t(x_t)) plus O(1).
 /// Responses are clamped to [-M, M] (the theorem assumes |y| <= M; clamping makes it hold).
 ///
-/// Privacy (replace-one, any position; spec): sup-norm sensitivity of f_t
+/// Privacy (replace-one, any position; docs/theory/online-kernel.md): sup-norm sensitivity of f_t
 ///   C_t = 2 kappa^2 (kappa^2 + 1) M / (t - 1 + t0)^{2 theta - 1}   (paper eq. (17)),
 /// RKHS-norm sensitivity  D_t = 2 eta_{t-1} kappa (kappa^2 M / lambda_{t-1} + M)  (Lemma 2 step).
 ///  * per_query (the paper's mechanism): predict_private(x) = f_t(x) + Lap(C_t / epsilon); ONE
