@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "dpx/core/error.hpp"
+#include "dpx/core/rng.hpp"
 #include "dpx/estimators/estimators.hpp"
 
 namespace {
@@ -46,6 +48,23 @@ TEST(EstimatorOptionsDefaults, LocalMean) {
 }
 TEST(EstimatorOptionsDefaults, PriestleyChao) {
   EXPECT_NO_THROW(priestley_chao_options{}.validate());
+}
+// longitudinal_options has no validate() of its own: its defaults (OLS, no covariance) are
+// checked by running longitudinal_regression on a small panel (4 users, T = 3, design (1, t)).
+TEST(EstimatorOptionsDefaults, Longitudinal) {
+  std::vector<double> x, y;
+  for (int u = 0; u < 4; ++u) {
+    for (int t = 0; t < 3; ++t) {
+      x.insert(x.end(), {1.0, double(t)});
+      y.push_back(1.0 + 0.5 * t + 0.01 * (u - t));
+    }
+  }
+  const panel_view xv{x, 4, 3, 2};
+  expect_rule_required(longitudinal_options{}, [&](const auto& o) {
+    auto g = dpx::rng::stream(1, 0, 0, dpx::rng::purpose::noise);
+    const auto fit = longitudinal_regression(xv, y, o, g);
+    EXPECT_EQ(fit.fit.estimate.size(), 2u);
+  });
 }
 TEST(EstimatorOptionsDefaults, Variance) {
   EXPECT_NO_THROW(variance_options{}.validate("variance"));

@@ -65,6 +65,7 @@ TEST(SolverOptionsDefaults, Pgd) { EXPECT_NO_THROW(pgd_options{}.validate()); }
 TEST(SolverOptionsDefaults, Gist) { EXPECT_NO_THROW(gist_options{}.validate()); }
 TEST(SolverOptionsDefaults, DpSgd) { EXPECT_NO_THROW(dp_sgd_options{}.validate()); }
 TEST(SolverOptionsDefaults, OnlineKernel) { EXPECT_NO_THROW(online_kernel_options{}.validate()); }
+TEST(SolverOptionsDefaults, Kernel) { EXPECT_NO_THROW(kernel{}.validate("kernel")); }
 TEST(SolverOptionsDefaults, FrankWolfe) { EXPECT_NO_THROW(frank_wolfe_options{}.validate()); }
 TEST(SolverOptionsDefaults, OutputPerturbation) {
   EXPECT_NO_THROW(output_perturbation_options{}.validate());
@@ -85,6 +86,9 @@ TEST(SolverOptionsDefaults, BadFieldsAreRejectedByName) {
       EXPECT_EQ(e.parameter(), field) << e.what();
     }
   };
+  kernel k;
+  k.bandwidth = 0;
+  rejects([&] { k.validate("kernel"); }, "kernel.bandwidth");
   frank_wolfe_options fw;
   fw.radius = 0;
   rejects([&] { fw.validate(); }, "radius");
