@@ -8,6 +8,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,17 @@ namespace {
 
 using namespace dpx::solvers;
 namespace rng = dpx::rng;
+
+// `call` must throw core::invalid_argument_error naming `parameter`.
+template <class F>
+void expect_rejects_naming(const F& call, const std::string& parameter) {
+  try {
+    call();
+    ADD_FAILURE() << "accepted; expected a rejection naming " << parameter;
+  } catch (const dpx::core::invalid_argument_error& e) {
+    EXPECT_EQ(e.parameter(), parameter) << e.what();
+  }
+}
 
 TEST(SolverOptionsDefaults, Istdp) {
   EXPECT_NO_THROW(istdp_options{}.validate());
@@ -48,17 +60,11 @@ TEST(SolverOptionsDefaults, StrictIstdpStartsFromOnePoint) {
   const auto empty = istdp(loss, dpx::prox::mcp(0.05, 3.0), {}, zero, o, g2);
   EXPECT_EQ(one.x, empty.x);
   EXPECT_EQ(one.privacy_events.size(), 19u);
-  const auto names = [](const auto& call, const std::string& parameter) {
-    try {
-      call();
-      ADD_FAILURE() << "accepted; expected a rejection naming " << parameter;
-    } catch (const dpx::core::invalid_argument_error& e) {
-      EXPECT_EQ(e.parameter(), parameter) << e.what();
-    }
-  };
-  names([&] { (void)istdp(loss, dpx::prox::mcp(0.05, 3.0), other, zero, o, g1); }, "theta0");
+  expect_rejects_naming([&] { (void)istdp(loss, dpx::prox::mcp(0.05, 3.0), other, zero, o, g1); },
+                        "theta0");
   o.variant = istdp_variant::as_published;
-  names([&] { (void)istdp(loss, dpx::prox::mcp(0.05, 3.0), zero, o, g1); }, "variant");
+  expect_rejects_naming([&] { (void)istdp(loss, dpx::prox::mcp(0.05, 3.0), zero, o, g1); },
+                        "variant");
 }
 
 TEST(SolverOptionsDefaults, Pgd) { EXPECT_NO_THROW(pgd_options{}.validate()); }
@@ -78,14 +84,7 @@ TEST(SolverOptionsDefaults, StronglyConvexSolve) {
 }
 // Negative control: each default test above can fail (a bad field is rejected by name).
 TEST(SolverOptionsDefaults, BadFieldsAreRejectedByName) {
-  const auto rejects = [](const auto& validate, const std::string& field) {
-    try {
-      validate();
-      ADD_FAILURE() << "accepted a bad " << field;
-    } catch (const dpx::core::invalid_argument_error& e) {
-      EXPECT_EQ(e.parameter(), field) << e.what();
-    }
-  };
+  const auto& rejects = expect_rejects_naming<std::function<void()>>;
   kernel k;
   k.bandwidth = 0;
   rejects([&] { k.validate("kernel"); }, "kernel.bandwidth");
