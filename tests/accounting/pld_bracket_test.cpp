@@ -17,7 +17,9 @@
 //   the target. (subsampled_pld_test.cpp does the same for subsampled Laplace and fixed-size
 //   batches.)
 // - delta_bracket and epsilon_bracket are inverses (within the bracket widths).
-// - Noise multiplier 1e-200 answers at once: +inf (documented) instead of spinning.
+// - Noise multiplier 1e-200 answers at once: +inf (documented) instead of spinning; a delta
+//   below the composition's floating-point resolution and a count beyond the grid limit are
+//   refused naming the parameter; delta 1e-16 gets a finite converged bracket.
 // - A coarser --epsilon-error gives a coarser grid and still a valid bracket.
 #include <gtest/gtest.h>
 
@@ -30,6 +32,7 @@
 #include "dpx/accounting/gaussian.hpp"
 #include "dpx/accounting/pld.hpp"
 #include "dpx/accounting/rdp.hpp"
+#include "dpx/core/error.hpp"
 
 namespace acc = dpx::accounting;
 namespace core = dpx::core;
@@ -182,6 +185,46 @@ TEST(PldBracket, TinyNoiseAnswersAtOnce) {
   const auto b = s.epsilon_bracket(1e-5);
   EXPECT_EQ(b.upper, std::numeric_limits<double>::infinity());
   EXPECT_FALSE(b.converged);
+}
+
+// Issue 17: every long PLD computation is bounded. A delta below the FFT composition's
+// floating-point resolution, or a count whose composition window exceeds max_grid_points, is
+// refused naming the parameter (these used to run for minutes); a small delta within the
+// resolution gets a finite converged bracket (the tails are truncated at delta / 1000, not at
+// tail_mass, so the upper end is no longer +inf at delta <= 1e-15).
+TEST(PldBracket, BeyondResolutionIsRefusedNamingTheParameter) {
+  auto message_of = [](auto f) {
+    try {
+      f();
+    } catch (const dpx::core::invalid_argument_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no invalid_argument_error)");
+  };
+  acc::pld_accountant a;
+  a.compose(core::subsampled_gaussian_event{0.1, 2.5}, 10);
+  for (double d : {1e-30, 1e-308}) {
+    EXPECT_NE(message_of([&] { (void)a.epsilon(d); }).find("delta"), std::string::npos) << d;
+  }
+  acc::pld_accountant huge;
+  huge.compose(core::subsampled_gaussian_event{1e-300, 1.0},
+               std::numeric_limits<std::int64_t>::max());
+  EXPECT_NE(message_of([&] { (void)huge.epsilon(0.5); }).find("delta"), std::string::npos);
+  acc::pld_accountant many;
+  many.compose(core::subsampled_gaussian_event{0.1, 1000.0}, 1000000000000);
+  EXPECT_NE(message_of([&] { (void)many.epsilon(1e-5); }).find("count"), std::string::npos);
+  EXPECT_NE(message_of([&] { (void)many.delta(1.0); }).find("count"), std::string::npos);
+
+  acc::rdp_accountant r;
+  r.compose(core::subsampled_gaussian_event{0.1, 2.5}, 10);
+  for (double d : {1e-14, 1e-16}) {
+    const auto b = a.epsilon_bracket(d);
+    EXPECT_TRUE(std::isfinite(b.upper)) << d;
+    EXPECT_TRUE(b.converged) << d;
+    EXPECT_LE(b.lower, b.upper) << d;
+    EXPECT_LE(b.upper, r.epsilon(d)) << d;
+    EXPECT_TRUE(within_target(b)) << d;
+  }
 }
 
 TEST(PldBracket, EpsilonErrorChoosesTheGrid) {

@@ -76,6 +76,41 @@ const fft_plans& plans_for(std::size_t n) {
   return cache.emplace(n, p).first->second;
 }
 
+/// The same for the long-double FFT (extended precision): plans made once per size, so a
+/// refinement that revisits a size does not plan again.
+struct fft_plans_l {
+  fftwl_plan fwd;
+  fftwl_plan inv;
+};
+struct plan_cache_l {
+  std::map<std::size_t, fft_plans_l> plans;
+  plan_cache_l() = default;
+  plan_cache_l(const plan_cache_l&) = delete;
+  plan_cache_l& operator=(const plan_cache_l&) = delete;
+  ~plan_cache_l() {
+    for (auto& [n, p] : plans) {
+      fftwl_destroy_plan(p.fwd);
+      fftwl_destroy_plan(p.inv);
+    }
+  }
+};
+
+const fft_plans_l& plans_for_l(std::size_t n) {
+  static plan_cache_l storage;
+  auto& cache = storage.plans;
+  std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+  auto it = cache.find(n);
+  if (it != cache.end()) return it->second;
+  long double* r = fftwl_alloc_real(n);
+  fftwl_complex* c = fftwl_alloc_complex(n / 2 + 1);
+  const int ni = static_cast<int>(n);
+  fft_plans_l p{fftwl_plan_dft_r2c_1d(ni, r, c, FFTW_ESTIMATE),
+                fftwl_plan_dft_c2r_1d(ni, c, r, FFTW_ESTIMATE)};
+  fftwl_free(r);
+  fftwl_free(c);
+  return cache.emplace(n, p).first->second;
+}
+
 struct fft_buffers {
   std::size_t n;
   double* real;
@@ -200,27 +235,34 @@ namespace {
 
 /// log sum_i p_i e^{lambda l_i} (l_i = (offset + i) h) of the finite part, by Horner's rule in
 /// the direction in which the powers of e^{-|lambda| h} shrink (no overflow, all terms >= 0),
-/// plus a margin covering its rounding, so that it is an upper bound on the true log MGF.
+/// plus a margin covering its rounding, so that it is an upper bound on the true log MGF. R is
+/// the working precision: the margin is multiplied by the composition count in the Chernoff
+/// bound, so large counts need long double (unit roundoff 2^-64) to keep the window narrow.
+template <class R>
 double log_mgf_upper(const pld_pmf& a, double lambda) {
   const auto& p = a.probs;
   const std::size_t n = p.size();
-  const double h = a.discretization;
-  const double w = std::exp(-std::abs(lambda) * h);
-  double s = 0.0;
-  double anchor;  // loss of the term with factor 1
+  const R h = a.discretization;
+  const R w = std::exp(-std::abs(static_cast<R>(lambda)) * h);
+  R s = 0;
+  R anchor;  // loss of the term with factor 1
   if (lambda > 0.0) {
     for (std::size_t i = 0; i < n; ++i) s = s * w + p[i];  // sum p_i w^{n-1-i}
-    anchor = static_cast<double>(a.offset + static_cast<std::int64_t>(n) - 1) * h;
+    anchor = static_cast<R>(a.offset + static_cast<std::int64_t>(n) - 1) * h;
   } else {
     for (std::size_t i = n; i-- > 0;) s = s * w + p[i];  // sum p_i w^i
-    anchor = static_cast<double>(a.offset) * h;
+    anchor = static_cast<R>(a.offset) * h;
   }
-  if (!(s > 0.0)) return -inf;
-  const double shift = lambda * anchor;
-  // n + 2 roundings of relative size 2^-53 in the nonnegative sum and in w^n, plus the
-  // rounding of the shift and the log.
-  return shift + std::log(s) + 4.0 * static_cast<double>(n + 2) * 0x1p-52 +
-         1e-12 * (std::abs(shift) + 1.0);
+  if (!(s > 0)) return -inf;
+  const R shift = static_cast<R>(lambda) * anchor;
+  const R ls = std::log(s);
+  // n + 2 roundings of relative size u in the nonnegative sum and in w^n (relative error of
+  // exp(-|lambda| h) included), plus the roundings of the shift, the log and the final sum.
+  const R u = std::numeric_limits<R>::epsilon();
+  const R margin = 4 * static_cast<R>(n + 2) * u + 4 * u * (std::abs(shift) + std::abs(ls) + 1);
+  // Round the result up to double: the next double above the long-double value.
+  const double r = static_cast<double>(shift + ls + margin);
+  return std::nextafter(r, inf);
 }
 
 /// Chernoff bound on the count-fold sum S of the finite part: mass{S > s} <= e^{-lambda s}
@@ -230,9 +272,12 @@ double log_mgf_upper(const pld_pmf& a, double lambda) {
 /// such loss for the given sign of lambda (+inf / -inf when no lambda helps).
 double chernoff_loss(const pld_pmf& a, std::int64_t count, double tau, double sign) {
   const double t = static_cast<double>(count), ltau = std::log(tau);
+  // Double precision when its rounding margin, times count, is negligible (< 1e-6 nats / lambda).
+  const bool wide = t * static_cast<double>(a.probs.size() + 2) * 0x1p-50 > 1e-6;
   auto bound = [&](double log_lambda) {
     const double lambda = sign * std::exp(log_lambda);
-    const double lm = log_mgf_upper(a, lambda);
+    const double lm =
+        wide ? log_mgf_upper<long double>(a, lambda) : log_mgf_upper<double>(a, lambda);
     if (!std::isfinite(lm)) return sign * inf;
     return (t * lm - ltau) / lambda;
   };
@@ -299,35 +344,28 @@ void circular_power(std::vector<double>& x, std::int64_t count, bool extended) {
     for (std::size_t i = 0; i < n; ++i) x[i] = f.real[i] * scale;
     return;
   }
+  const fft_plans_l& plans = plans_for_l(n);
   long double* r = fftwl_alloc_real(n);
   fftwl_complex* c = fftwl_alloc_complex(n / 2 + 1);
-  fftwl_plan fwd, inv;
-  {
-    // Planned per call (FFTW_ESTIMATE is cheap): extended precision is the rare path.
-    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
-    const int ni = static_cast<int>(n);
-    fwd = fftwl_plan_dft_r2c_1d(ni, r, c, FFTW_ESTIMATE);
-    inv = fftwl_plan_dft_c2r_1d(ni, c, r, FFTW_ESTIMATE);
-  }
   for (std::size_t i = 0; i < n; ++i) r[i] = x[i];
-  fftwl_execute(fwd);
+  fftwl_execute_dft_r2c(plans.fwd, r, c);
   for (std::size_t k = 0; k < n / 2 + 1; ++k) complex_power(c[k][0], c[k][1], count);
-  fftwl_execute(inv);
+  fftwl_execute_dft_c2r(plans.inv, c, r);
   const long double scale = 1.0L / static_cast<long double>(n);
   for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<double>(r[i] * scale);
-  {
-    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
-    fftwl_destroy_plan(fwd);
-    fftwl_destroy_plan(inv);
-  }
   fftwl_free(r);
   fftwl_free(c);
 }
 
 }  // namespace
 
-pld_pmf self_compose(const pld_pmf& a, std::int64_t count, double tail_mass, bool extended) {
+pld_pmf self_compose(const pld_pmf& a,
+                     std::int64_t count,
+                     double tail_mass,
+                     bool extended,
+                     std::int64_t max_grid_points) {
   core::check_at_least("pld self_compose", "count", count, 1);
+  core::check_at_least("pld self_compose", "max_grid_points", max_grid_points, std::int64_t{2});
   if (count == 1 || a.probs.size() <= 1) return self_compose_by_squaring(a, count, tail_mass);
   // One pass, as dp_accounting does: one forward FFT, z -> z^count pointwise, one inverse FFT, on
   // a circular window [lo, lo + N) chosen by Chernoff bounds so that at most tau of the T-fold
@@ -350,6 +388,12 @@ pld_pmf self_compose(const pld_pmf& a, std::int64_t count, double tail_mass, boo
   }
   if (std::isfinite(down) && down / h > static_cast<double>(support_lo)) {
     lo = std::min(hi, static_cast<std::int64_t>(std::floor(down / h)));
+  }
+  // Bound the work: a window wider than max_grid_points is refused (the accountant coarsens
+  // the grid or reports the trivial bracket), never allocated (10^12 steps: 10^9 points).
+  if (static_cast<double>(hi) - static_cast<double>(lo) + 1.0 >
+      static_cast<double>(max_grid_points)) {
+    throw pld_grid_error((static_cast<double>(hi) - static_cast<double>(lo)) * h, count);
   }
   std::vector<double> x(fft_size(static_cast<std::size_t>(hi - lo + 1)), 0.0);
   const auto big_n = static_cast<std::int64_t>(x.size());
