@@ -32,6 +32,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dpx/accounting/accountant.hpp"
@@ -115,6 +116,18 @@ pld_pmf self_compose(const pld_pmf& a,
                      double tail_mass,
                      bool extended = false,
                      std::int64_t max_grid_points = std::int64_t{1} << 22);
+/// One PMF and how many copies of it a composition takes.
+using pld_part = std::pair<const pld_pmf*, std::int64_t>;
+/// The composition of count_i copies of every part, in one pass: one forward FFT per part, the
+/// pointwise count_i-th powers multiplied, one inverse FFT, on one circular window chosen by
+/// Chernoff bounds on the sum (as self_compose; the same validity argument, the same
+/// `extended` and max_grid_points). All parts must share the grid h and the rounding
+/// direction. Throws pld_grid_error (with count = the largest count) when the window does not
+/// fit max_grid_points.
+pld_pmf compose_parts(const std::vector<pld_part>& parts,
+                      double tail_mass,
+                      bool extended = false,
+                      std::int64_t max_grid_points = std::int64_t{1} << 22);
 /// The same by repeated squaring (O(log count) FFTs, tails truncated after each); a baseline.
 pld_pmf self_compose_by_squaring(const pld_pmf& a, std::int64_t count, double tail_mass);
 
