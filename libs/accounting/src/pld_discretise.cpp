@@ -110,6 +110,40 @@ pld_pmf lower_dots(
     if (v[k] + (v[k + 1] - v[k]) * t > vinf)
       v[k] = std::max(vinf, (vinf - v[k + 1] * t) / (1.0L - t));
   }
+  // The bottom of the support likewise: where the bottom atom of the loss sits between two grid
+  // points, D >= max(lowered chord, 1 - m x) on that segment, and the segment through v[k] (on
+  // or below 1 - m x) and v[k+1] can pass above the kink of that maximum (the approximate-DP
+  // pair's atom at -eps: the "lower" delta exceeded the exact one just above -eps). Where it
+  // does, the RIGHT end is lowered so that the segment passes through the kink (lowering an
+  // interior point only lowers its two segments and moves mass between neighbouring grid
+  // points: the total mass and the left continuation stay, so nothing is lost per step that
+  // would compound over a composition; lowering the left end instead would lower everything
+  // to its left). The top point, which carries the mass at +inf, stays and the left end is
+  // solved for instead.
+  for (std::size_t k = 0; k + 1 < n; ++k) {
+    const ld ua = u[k], ub = u[k + 1], e = excess(k);
+    const ld ca = static_cast<ld>(d[k]) * (1.0L - 1e-14L) - e;
+    const ld cb = static_cast<ld>(d[k + 1]) * (1.0L - 1e-14L) - e;
+    const ld fa = 1.0L - static_cast<ld>(m) * x0 * ua, fb = 1.0L - static_cast<ld>(m) * x0 * ub;
+    if (!((ca - fa) * (cb - fb) < 0)) continue;  // no crossing of chord and floor inside
+    const ld t = (ca - fa) / ((ca - fa) - (cb - fb));
+    const ld f = std::max(fa + (fb - fa) * t, vinf);  // the maximum at the crossing
+    const ld over = v[k] + (v[k + 1] - v[k]) * t - f;
+    if (!(over > 0)) continue;
+    if (k + 2 == n) {
+      v[k] = (f - v[k + 1] * t) / (1.0L - t);
+    } else {
+      v[k + 1] = (f - v[k] * (1.0L - t)) / t;
+    }
+  }
+  // The hull's first segment may not fall faster than the left continuation 1 - m x (a
+  // measure's curve has slope >= -Q(supp P) >= -m; a steeper one would need a negative mass at
+  // the first point, whose clamping to 0 RAISED the curve): where lowered points made it so, the
+  // first point is lowered until every chord from it is at least as flat as -m (lowering is
+  // safe, and the left continuation moves down with it).
+  for (std::size_t k = 1; k < n; ++k) {
+    v[0] = std::min(v[0], v[k] + static_cast<ld>(m) * x0 * (u[k] - u[0]));
+  }
   // lower convex hull (monotone chain on increasing u)
   std::vector<std::size_t> hull;
   hull.reserve(n);
