@@ -55,11 +55,14 @@ struct pld_options {
   /// or 1e-5 absolute, of the exact epsilon).
   double epsilon_error = 1e-3;
   double epsilon_error_absolute = 1e-5;
-  /// Largest grid (points of one PMF) the automatic refinement may use; when the target would
-  /// need more, the bracket at the finest affordable grid is returned (converged = false).
+  /// Largest grid (points of one PMF or of one composition window) the accountant may use;
+  /// when the target would need more, the bracket at the finest affordable grid is returned
+  /// (converged = false); a composition window that fits no grid is refused (pld_grid_error
+  /// with its count; the accountant throws invalid_argument_error naming `count`).
   std::int64_t max_grid_points = std::int64_t{1} << 22;
   /// Mass allowed in each truncated tail when building one mechanism's PLD and after each
   /// convolution (moved pessimistically / dropped optimistically, see above). In (0, 1e-3].
+  /// The accountant's epsilon queries use min(tail_mass, delta / 1000).
   double tail_mass = 1e-15;
   /// Compose Gaussian events exactly (T Gaussians = one Gaussian with sigma / sqrt(T)) and
   /// answer all-Gaussian queries with the closed form instead of a discretised PLD.
