@@ -8,6 +8,7 @@
 //    not even rounding lets it slip) and <= the tight one (1 + 1e-9);
 //  * every per-step budget split (core, solvers, estimators) returns a value <= the tight one
 //    and >= the tight one (1 - 1e-9).
+//  * the float-safe (discrete) Gaussian's zCDP calibration, solvers::gaussian_zcdp_multiplier.
 // Searches over an accountant (RDP, subsampled PLD, Laplace PLD) have no independent reference:
 // SafeSideAccountantSearches checks that the method itself certifies the returned noise and not
 // noise 1e-6 smaller.
@@ -48,7 +49,8 @@ enum class kind {
   laplace_kov,
   drv_eps0,
   split_basic,
-  split_simple
+  split_simple,
+  zcdp
 };
 struct row {
   kind k;
@@ -94,7 +96,8 @@ TEST(Calibrators, SafeSideReferenceTableCoversEveryKind) {
                  kind::laplace_kov,
                  kind::drv_eps0,
                  kind::split_basic,
-                 kind::split_simple})
+                 kind::split_simple,
+                 kind::zcdp})
     EXPECT_GE(count(k), 30u) << static_cast<int>(k);
 }
 
@@ -121,6 +124,19 @@ TEST(Calibrators, SafeSideAnalyticGaussian) {
                      "mechanisms::gaussian::calibrate_analytic");
       }
     }
+  }
+}
+
+TEST(Calibrators, SafeSideFloatSafeGaussianZcdp) {
+  // solvers::gaussian_zcdp_multiplier (the float-safe discrete Gaussian's calibration: k
+  // releases, each 1/(2 m^2)-zCDP, converted by Bun & Steinke 2016 Prop 1.3) against the tight
+  // multiplier sqrt(k / (2 rho*)) in 50 digits. The noise multiplier is the returned value; the
+  // float-safe release adds noise of scale m * sensitivity (mechanisms::float_safe_gaussian).
+  for (const auto& r : kRows) {
+    if (r.k != kind::zcdp) continue;
+    expect_noise(sol::gaussian_zcdp_multiplier(r.epsilon, r.delta, r.steps),
+                 r,
+                 "solvers::gaussian_zcdp_multiplier");
   }
 }
 

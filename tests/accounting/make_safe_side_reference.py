@@ -22,6 +22,9 @@ comparison. Kinds (noise multipliers are per unit of sensitivity):
   drv_eps0        e0 of laplace_drv (a budget: returned <= bound)
   split_basic     eps / k (a budget)
   split_simple    eps / sqrt(8 k ln(1/delta)) (Dwork & Roth 2014, Cor 3.21; a budget)
+  zcdp            sqrt(k / (2 rho*)), rho* the largest rho with rho + 2 sqrt(rho ln(1/delta)) <= eps
+                  (k float-safe Gaussian releases, each 1/(2 m^2)-zCDP, CKS20 Thm 14; Bun &
+                  Steinke 2016, Lemma 2.3 and Prop 1.3): rho* = (sqrt(L + eps) - sqrt(L))^2
 
 Run: python3 tests/accounting/make_safe_side_reference.py > tests/accounting/safe_side_reference.inc
 """
@@ -129,6 +132,10 @@ def main():
                     row("kind::split_simple", es, ds, k, floor_double(e / mp.sqrt(8 * k * mp.log(1 / d))))
             for k in (1, 5, 20, 100):
                 row("kind::laplace_kov", es, ds, k, ceil_double(1 / kov_eps0(e, d, k)))
+            ln = mp.log(1 / d)
+            rho = (mp.sqrt(ln + e) - mp.sqrt(ln)) ** 2
+            for k in (1, 10, 1000, 100000):
+                row("kind::zcdp", es, ds, k, ceil_double(mp.sqrt(k / (2 * rho))))
 
 
 if __name__ == "__main__":

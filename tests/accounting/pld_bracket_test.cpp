@@ -17,12 +17,15 @@
 //   the target. (subsampled_pld_test.cpp does the same for subsampled Laplace and fixed-size
 //   batches.)
 // - delta_bracket and epsilon_bracket are inverses (within the bracket widths).
-// - Noise multiplier 1e-200 answers at once: +inf (documented) instead of spinning.
+// - Noise multiplier 1e-200 answers at once: +inf (documented) instead of spinning; a delta
+//   below the composition's floating-point resolution and a count beyond the grid limit are
+//   refused naming the parameter; delta 1e-16 gets a finite converged bracket.
 // - A coarser --epsilon-error gives a coarser grid and still a valid bracket.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -30,6 +33,7 @@
 #include "dpx/accounting/gaussian.hpp"
 #include "dpx/accounting/pld.hpp"
 #include "dpx/accounting/rdp.hpp"
+#include "dpx/core/error.hpp"
 
 namespace acc = dpx::accounting;
 namespace core = dpx::core;
@@ -182,6 +186,120 @@ TEST(PldBracket, TinyNoiseAnswersAtOnce) {
   const auto b = s.epsilon_bracket(1e-5);
   EXPECT_EQ(b.upper, std::numeric_limits<double>::infinity());
   EXPECT_FALSE(b.converged);
+}
+
+// Issue 17: every long PLD computation is bounded. A delta below the FFT composition's
+// floating-point resolution, or a count whose composition window exceeds max_grid_points, is
+// refused naming the parameter (these used to run for minutes); a small delta within the
+// resolution gets a finite converged bracket (the tails are truncated at delta / 1000, not at
+// tail_mass, so the upper end is no longer +inf at delta <= 1e-15).
+TEST(PldBracket, BeyondResolutionIsRefusedNamingTheParameter) {
+  auto message_of = [](auto f) {
+    try {
+      f();
+    } catch (const dpx::core::invalid_argument_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no invalid_argument_error)");
+  };
+  acc::pld_accountant a;
+  a.compose(core::subsampled_gaussian_event{0.1, 2.5}, 10);
+  for (double d : {1e-30, 1e-308}) {
+    EXPECT_NE(message_of([&] { (void)a.epsilon(d); }).find("delta"), std::string::npos) << d;
+  }
+  acc::pld_accountant huge;
+  huge.compose(core::subsampled_gaussian_event{1e-300, 1.0},
+               std::numeric_limits<std::int64_t>::max());
+  EXPECT_NE(message_of([&] { (void)huge.epsilon(0.5); }).find("delta"), std::string::npos);
+  acc::pld_accountant many;
+  many.compose(core::subsampled_gaussian_event{0.1, 1000.0}, 1000000000000);
+  EXPECT_NE(message_of([&] { (void)many.epsilon(1e-5); }).find("count"), std::string::npos);
+  EXPECT_NE(message_of([&] { (void)many.delta(1.0); }).find("count"), std::string::npos);
+
+  acc::rdp_accountant r;
+  r.compose(core::subsampled_gaussian_event{0.1, 2.5}, 10);
+  for (double d : {1e-14, 1e-16}) {
+    const auto b = a.epsilon_bracket(d);
+    EXPECT_TRUE(std::isfinite(b.upper)) << d;
+    EXPECT_TRUE(b.converged) << d;
+    EXPECT_LE(b.lower, b.upper) << d;
+    EXPECT_LE(b.upper, r.epsilon(d)) << d;
+    EXPECT_TRUE(within_target(b)) << d;
+  }
+}
+
+// The certified bracket of ONE event against its closed form on a dense grid of grids and
+// queries (issue 18: a true lower bound everywhere, including at the bottom atom of the loss
+// support and at the mass at +inf): optimistic delta(eps) <= exact <= pessimistic delta(eps) for
+// eps across the whole support (below the bottom atom, between, above the top), and
+// eps_lower(delta) <= exact eps(delta) <= eps_upper(delta).
+//   Laplace (b): delta(eps) = 1 - e^eps for eps <= -1/b, 1 - e^{(eps - 1/b)/2} on [-1/b, 1/b],
+//     0 above (atoms at both ends of the support).
+//   Gaussian (sigma): delta(eps) = Phi(mu/2 - eps/mu) - e^eps Phi(-mu/2 - eps/mu), mu = 1/sigma,
+//     evaluated here with long-double erfc (independent of dpx's log-space evaluation).
+//   Approximate DP (e, d): the dominating pair's curve, atoms at +-e and +inf:
+//     delta(eps) = d + (1-d)(1 - e^{eps - e}) / (1 + e^{-e}) for |eps| <= e (0 above e ... + d).
+TEST(PldBracket, SingleEventCurvesBracketTheClosedForm) {
+  auto laplace = [](double b) {
+    return [b](double e) {
+      if (e >= 1.0 / b) return 0.0;
+      if (e <= -1.0 / b) return -std::expm1(e);
+      return -std::expm1(0.5 * (e - 1.0 / b));
+    };
+  };
+  auto gaussian = [](double sigma) {
+    return [sigma](double e) {
+      using ld = long double;
+      const ld mu = 1.0L / sigma, x = e;
+      auto phi = [](ld z) { return 0.5L * std::erfc(-z / std::sqrt(2.0L)); };
+      return static_cast<double>(
+          std::max(0.0L, phi(mu / 2 - x / mu) - std::exp(x) * phi(-mu / 2 - x / mu)));
+    };
+  };
+  auto approx = [](double eps0, double d0) {
+    return [eps0, d0](double e) {
+      // P = (d0, (1-d0) a, (1-d0)(1-a), 0), Q = (0, (1-d0)(1-a), (1-d0) a, d0), a = 1/(1+e^-eps0)
+      const double a = 1.0 / (1.0 + std::exp(-eps0));
+      double v = d0;
+      if (e < eps0) v += (1 - d0) * a * -std::expm1(e - eps0);
+      if (e < -eps0) v += (1 - d0) * (1 - a) * -std::expm1(e + eps0);
+      return v;
+    };
+  };
+  struct ev {
+    core::privacy_event e;
+    std::function<double(double)> exact;
+    double lo, hi;  // query range of eps
+  };
+  const std::vector<ev> events = {
+      {core::laplace_event{1.0}, laplace(1.0), -1.5, 1.5},
+      {core::laplace_event{0.37}, laplace(0.37), -3.0, 3.0},
+      {core::laplace_event{10.0}, laplace(10.0), -0.15, 0.15},
+      {core::gaussian_event{1.0}, gaussian(1.0), -3.0, 8.0},
+      {core::gaussian_event{4.0}, gaussian(4.0), -1.0, 2.0},
+      {core::approx_dp_event{0.3, 1e-6}, approx(0.3, 1e-6), -0.5, 0.5},
+  };
+  int checked = 0;
+  for (const auto& x : events) {
+    for (double h : {1e-3, 7.3e-4, 3e-4, 1.1e-4}) {
+      acc::pld_options o;
+      o.discretization = h;
+      const auto up =
+          acc::privacy_loss_distribution::from_event(x.e, o, acc::pld_bound::pessimistic);
+      const auto low =
+          acc::privacy_loss_distribution::from_event(x.e, o, acc::pld_bound::optimistic);
+      for (int i = 0; i <= 400; ++i) {
+        const double e = x.lo + (x.hi - x.lo) * i / 400.0;
+        const double d = x.exact(e);
+        EXPECT_LE(low.delta(e), d * (1 + 1e-12) + 1e-15)
+            << core::event_name(x.e) << " h=" << h << " eps=" << e;
+        EXPECT_GE(up.delta(e), d * (1 - 1e-12) - 1e-15)
+            << core::event_name(x.e) << " h=" << h << " eps=" << e;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_EQ(checked, 6 * 4 * 401);
 }
 
 TEST(PldBracket, EpsilonErrorChoosesTheGrid) {

@@ -182,6 +182,48 @@ TEST(Pld, OnePassSelfCompositionMatchesSquaringAndStaysAbove) {
   }
 }
 
+TEST(Pld, ComposePartsEqualsPairwiseComposition) {
+  // compose_parts (one shared window, spectra multiplied) against composing the parts one by one
+  // (self_compose then compose): both pessimistic, equal up to FFT rounding and truncation; and
+  // against the exact optimal composition of pure DP (a binomial over the atoms, brute force).
+  const auto g =
+      acc::privacy_loss_distribution::from_event(core::subsampled_gaussian_event{0.02, 1.5});
+  const auto l = acc::privacy_loss_distribution::from_event(core::laplace_event{20.0});
+  const auto& a = g.remove_pmf();
+  const auto& b = l.remove_pmf();
+  const auto one_pass = acc::compose_parts({{&a, 300}, {&b, 200}}, 1e-15);
+  const auto pairwise =
+      acc::compose(acc::self_compose(a, 300, 1e-15), acc::self_compose(b, 200, 1e-15), 1e-15);
+  for (double d : {1e-3, 1e-5, 1e-8}) {
+    EXPECT_NEAR(one_pass.epsilon(d), pairwise.epsilon(d), 1e-6 * pairwise.epsilon(d) + 1e-9) << d;
+  }
+  acc::pld_options o;
+  o.discretization = 1e-3;  // atoms 0.2 and 0.5 on the grid
+  const auto p1 = acc::privacy_loss_distribution::from_event(core::pure_dp_event{0.2}, o);
+  const auto p2 = acc::privacy_loss_distribution::from_event(core::pure_dp_event{0.5}, o);
+  const auto both = acc::compose_parts({{&p1.remove_pmf(), 5}, {&p2.remove_pmf(), 3}}, 1e-15);
+  // Exact: L = sum of 5 atoms +-0.2 (P-mass e^0.2/(1+e^0.2) at +) and 3 atoms +-0.5.
+  auto exact_delta = [](double eps) {
+    const double a1 = 1.0 / (1.0 + std::exp(-0.2)), a2 = 1.0 / (1.0 + std::exp(-0.5));
+    double d = 0.0;
+    for (int i = 0; i <= 5; ++i) {
+      for (int j = 0; j <= 3; ++j) {
+        const double loss = 0.2 * (2 * i - 5) + 0.5 * (2 * j - 3);
+        const double p = std::tgamma(6) / (std::tgamma(i + 1) * std::tgamma(6 - i)) *
+                         std::pow(a1, i) * std::pow(1 - a1, 5 - i) * std::tgamma(4) /
+                         (std::tgamma(j + 1) * std::tgamma(4 - j)) * std::pow(a2, j) *
+                         std::pow(1 - a2, 3 - j);
+        if (loss > eps) d += p * -std::expm1(eps - loss);
+      }
+    }
+    return d;
+  };
+  for (double eps : {0.0, 0.5, 1.0, 2.0}) {
+    EXPECT_GE(both.delta(eps), exact_delta(eps) - 1e-12) << eps;
+    EXPECT_NEAR(both.delta(eps), exact_delta(eps), 1e-9) << eps;
+  }
+}
+
 TEST(Pld, OnePassWindowTruncationIsCoveredByInfinityMass) {
   // With the largest tail_mass (1e-3), the Chernoff window cuts up to 5e-4 of mass above it,
   // which the circular FFT folds down to LOW losses. delta(eps) must still dominate the exact

@@ -87,10 +87,11 @@ void pld_options::validate() const {
   core::check_at_least(fn, "max_grid_points", max_grid_points, std::int64_t{1024});
 }
 
-pld_grid_error::pld_grid_error(double r)
-    : std::invalid_argument("pld: the privacy-loss support (" + std::to_string(r) +
+pld_grid_error::pld_grid_error(double r, std::int64_t c)
+    : std::invalid_argument("pld: the privacy-loss support (" + core::format_double(r) +
                             " nats) does not fit the grid limit (max_grid_points)"),
-      range(r) {}
+      range(r),
+      count(c) {}
 
 privacy_loss_distribution::privacy_loss_distribution(pld_pmf remove,
                                                      std::shared_ptr<const pld_pmf> add)
@@ -104,13 +105,13 @@ privacy_loss_distribution privacy_loss_distribution::compose(const privacy_loss_
           std::make_shared<pld_pmf>(accounting::compose(add_pmf(), other.add_pmf(), tail_mass))};
 }
 
-privacy_loss_distribution privacy_loss_distribution::self_compose(std::int64_t count,
-                                                                  double tail_mass,
-                                                                  bool extended) const {
-  pld_pmf r = accounting::self_compose(remove_, count, tail_mass, extended);
+privacy_loss_distribution privacy_loss_distribution::self_compose(
+    std::int64_t count, double tail_mass, bool extended, std::int64_t max_grid_points) const {
+  pld_pmf r = accounting::self_compose(remove_, count, tail_mass, extended, max_grid_points);
   if (symmetric()) return {std::move(r), nullptr};
   return {std::move(r),
-          std::make_shared<pld_pmf>(accounting::self_compose(*add_, count, tail_mass, extended))};
+          std::make_shared<pld_pmf>(
+              accounting::self_compose(*add_, count, tail_mass, extended, max_grid_points))};
 }
 
 double privacy_loss_distribution::epsilon(double delta) const {

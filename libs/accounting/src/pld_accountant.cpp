@@ -104,7 +104,7 @@ void pld_accountant::compose(const core::privacy_event& e, std::int64_t count) {
           [](const auto&) {}},
       e);
   ledger_.merge(e, count);
-  built_ = false;
+  upper_.valid = lower_.valid = false;
 }
 
 double pld_accountant::initial_grid() const {
@@ -126,53 +126,51 @@ double pld_accountant::initial_grid() const {
   return std::clamp(h, 1e-8, 5e-3);
 }
 
-void pld_accountant::build(double h, bool extended) const {
-  if (built_ && h == h_ && (extended_ || !extended)) return;
-  built_ = false;
-  upper_.reset();
-  lower_.reset();
-  gaussian_multiplier_ = 0.0;
+void pld_accountant::build(pld_bound bound, double h, bool extended, double tail) const {
+  side& out = bound == pld_bound::pessimistic ? upper_ : lower_;
+  if (out.valid && out.h == h && out.tail == tail && (out.extended || !extended)) return;
+  out.valid = false;
+  out.pld.reset();
   pld_options o = options_;
   o.discretization = h;
-  for (const pld_bound bound : {pld_bound::pessimistic, pld_bound::optimistic}) {
-    std::shared_ptr<const privacy_loss_distribution> composed;
-    double inv_var = 0.0;  // sum count / sigma^2 over Gaussian events (fast path)
-    for (const auto& [e, n] : ledger_.runs()) {
-      if (options_.gaussian_fast_path) {
-        if (const auto* g = std::get_if<core::gaussian_event>(&e)) {
-          inv_var += static_cast<double>(n) / (g->noise_multiplier * g->noise_multiplier);
-          continue;
-        }
-      }
-      // Each copy's own truncation (mass above its top grid point, sent to +inf or dropped) is
-      // tail_mass / n, so the n copies together lose at most ~tail_mass.
-      pld_options one_o = o;
-      one_o.tail_mass = o.tail_mass / static_cast<double>(n);
-      auto one = privacy_loss_distribution::from_event(e, one_o, bound);
-      auto many = n == 1 ? one : one.self_compose(n, o.tail_mass, extended);
-      composed =
-          composed
-              ? std::make_shared<privacy_loss_distribution>(composed->compose(many, o.tail_mass))
-              : std::make_shared<privacy_loss_distribution>(std::move(many));
-    }
-    if (inv_var > 0.0) {
-      const double s = 1.0 / std::sqrt(inv_var);
-      // inv_var overflowed (noise multiplier ~1e-155 or smaller): no finite epsilon is
-      // representable, the bracket is [0, +inf].
-      if (!(s > 0.0)) throw pld_grid_error(inf);
-      if (composed) {
-        // Exact combination of all Gaussians, discretised once and composed with the rest.
-        auto g = privacy_loss_distribution::from_event(core::gaussian_event{s}, o, bound);
-        composed = std::make_shared<privacy_loss_distribution>(composed->compose(g, o.tail_mass));
-      } else {
-        gaussian_multiplier_ = s;
+  o.tail_mass = tail;
+  std::shared_ptr<const privacy_loss_distribution> composed;
+  double inv_var = 0.0;  // sum count / sigma^2 over Gaussian events (fast path)
+  for (const auto& [e, n] : ledger_.runs()) {
+    if (options_.gaussian_fast_path) {
+      if (const auto* g = std::get_if<core::gaussian_event>(&e)) {
+        inv_var += static_cast<double>(n) / (g->noise_multiplier * g->noise_multiplier);
+        continue;
       }
     }
-    (bound == pld_bound::pessimistic ? upper_ : lower_) = composed;
+    // Each copy's own truncation (mass above its top grid point, sent to +inf or dropped) is
+    // tail / n, so the n copies together lose at most ~tail.
+    pld_options one_o = o;
+    one_o.tail_mass = tail / static_cast<double>(n);
+    auto one = privacy_loss_distribution::from_event(e, one_o, bound);
+    auto many = n == 1 ? one : one.self_compose(n, tail, extended, options_.max_grid_points);
+    composed = composed ? std::make_shared<privacy_loss_distribution>(composed->compose(many, tail))
+                        : std::make_shared<privacy_loss_distribution>(std::move(many));
   }
-  h_ = h;
-  extended_ = extended;
-  built_ = true;
+  gaussian_multiplier_ = 0.0;
+  if (inv_var > 0.0) {
+    const double s = 1.0 / std::sqrt(inv_var);
+    // inv_var overflowed (noise multiplier ~1e-155 or smaller): no finite epsilon is
+    // representable, the bracket is [0, +inf].
+    if (!(s > 0.0)) throw pld_grid_error(inf);
+    if (composed) {
+      // Exact combination of all Gaussians, discretised once and composed with the rest.
+      auto g = privacy_loss_distribution::from_event(core::gaussian_event{s}, o, bound);
+      composed = std::make_shared<privacy_loss_distribution>(composed->compose(g, tail));
+    } else {
+      gaussian_multiplier_ = s;
+    }
+  }
+  out.pld = composed;
+  out.h = h;
+  out.tail = tail;
+  out.extended = extended;
+  out.valid = true;
 }
 
 bool pld_accountant::needs_extended(double delta) const {
@@ -183,63 +181,117 @@ bool pld_accountant::needs_extended(double delta) const {
   return static_cast<double>(most) * 0x1p-52 > 1e-2 * delta;
 }
 
+double pld_accountant::resolution_floor() const {
+  double most = 0.0, distinct = 0.0;
+  for (const auto& [e, n] : ledger_.runs()) {
+    if (options_.gaussian_fast_path && std::holds_alternative<core::gaussian_event>(e)) continue;
+    most = std::max(most, static_cast<double>(n));
+    distinct += 1.0;
+  }
+  if (distinct == 0.0) return 0.0;  // all-Gaussian closed form: no FFT
+  return 8.0 * (most * 0x1p-64 + (distinct - 1.0) * 0x1p-52);
+}
+
 template <class Query>
 pld_bracket pld_accountant::refine(Query query, bool epsilon_query, double delta) const {
   if (ledger_.empty()) return {0.0, 0.0, 0.0, true};
-  const double h0 = built_ ? h_ : initial_grid();
+  // Epsilon queries truncate at most delta / 1000 of the tails (the truncated mass sits at
+  // +inf in the pessimistic PLD, so a tail_mass near delta would make the upper bound +inf or
+  // loose whatever the grid); delta queries use tail_mass.
+  const double tail = epsilon_query ? std::max(std::min(options_.tail_mass, 1e-3 * delta), 1e-300)
+                                    : options_.tail_mass;
   bool extended = needs_extended(delta);
+  double h = upper_.valid && upper_.tail == tail ? upper_.h : initial_grid();
+  auto build_both = [&](double hh) {
+    build(pld_bound::pessimistic, hh, extended, tail);
+    build(pld_bound::optimistic, hh, extended, tail);
+  };
   try {
-    build(h0, extended);
+    build_both(h);
   } catch (const pld_grid_error& e) {
     // Coarsen to the finest grid that holds the widest support (any grid gives valid bounds).
     const double h1 = 1.01 * e.range / static_cast<double>(options_.max_grid_points - 16);
-    if (!(h1 > h0 && h1 <= 1.0)) throw;  // no grid fits: the caller reports [0, +inf]
-    build(h1, extended);
+    if (!(h1 > h && h1 <= 1.0)) throw;  // no grid fits: the caller reports [0, +inf]
+    h = h1;
+    build_both(h);
   }
-  if (!upper_) {  // all-Gaussian ledger with the fast path: exact closed form
+  if (!upper_.pld) {  // all-Gaussian ledger with the fast path: exact closed form
     const double v = query(nullptr);
     if (!std::isfinite(v)) return {0.0, v, 0.0, false};  // epsilon beyond 1e300: no lower end
     return {v, v, 0.0, true};
   }
   const bool fixed = options_.discretization > 0.0;
-  double h = h_;
-  pld_bracket last{0.0, inf, 0.0, false};
+  // Every grid gives certified bounds, so the bracket keeps the best end seen at any grid: a
+  // refinement may rebuild only the optimistic side (usually the looser one: its chord
+  // correction is first order in h at atoms off the grid) and keep the pessimistic one.
+  double upper = query(upper_.pld.get()), lower = query(lower_.pld.get());
+  double h_upper = upper_.h;  // grid of the reported upper end
+  auto bracket = [&](bool converged) {
+    return pld_bracket{std::min(lower, upper), upper, h_upper, converged};
+  };
+  auto met = [&]() {
+    if (upper == lower) return true;
+    const double gap = upper - std::min(lower, upper);
+    const double tol =
+        epsilon_query ? std::max(options_.epsilon_error * upper, options_.epsilon_error_absolute)
+                      : options_.epsilon_error * upper + 1e-14;
+    return std::isfinite(gap) && gap <= tol;
+  };
   for (int it = 0;; ++it) {
-    pld_bracket b{query(lower_.get()), query(upper_.get()), h, true};
-    if (!epsilon_query && !extended && needs_extended(b.upper)) {
+    if (!epsilon_query && !extended && needs_extended(upper)) {
       extended = true;  // delta query: the answer turned out small; redo in long double
-      build(h, true);
+      build_both(h);
+      upper = query(upper_.pld.get());
+      lower = query(lower_.pld.get());
+      h_upper = h;
       continue;
     }
-    b.lower = std::min(b.lower, b.upper);
-    const double gap = b.upper - b.lower;
+    if (met()) return bracket(true);
+    // +inf upper end: the mass at +inf (events' own, or truncated tails) reaches delta, which
+    // no finer grid changes.
+    if (fixed || it >= 6 || !std::isfinite(upper)) return bracket(false);
+    const double gap = upper - std::min(lower, upper);
     const double tol =
-        epsilon_query ? std::max(options_.epsilon_error * b.upper, options_.epsilon_error_absolute)
-                      : options_.epsilon_error * b.upper + 1e-14;
-    if (b.upper == b.lower || (std::isfinite(gap) && gap <= tol)) return b;
-    b.converged = false;
-    if (fixed || it >= 6) return b;
-    last = b;
-    const double factor =
-        std::isfinite(gap) ? std::clamp(0.7 * std::sqrt(tol / gap), 1.0 / 16.0, 0.5) : 0.25;
+        epsilon_query ? std::max(options_.epsilon_error * upper, options_.epsilon_error_absolute)
+                      : options_.epsilon_error * upper + 1e-14;
+    // Gap ~ h (first order, the worst case of the optimistic side): aim just under the target.
+    const double factor = std::clamp(0.8 * tol / gap, 1.0 / 16.0, 0.5);
+    const double h_next = h * factor;
     try {
-      build(h * factor, extended);
+      build(pld_bound::optimistic, h_next, extended, tail);
+      lower = std::max(lower, query(lower_.pld.get()));
+      h = h_next;
+      if (met()) return bracket(true);
+      build(pld_bound::pessimistic, h_next, extended, tail);
+      const double u = query(upper_.pld.get());
+      if (u <= upper) {
+        upper = u;
+        h_upper = h_next;
+      }
     } catch (const pld_grid_error&) {
-      build(h, extended);  // the finer grid does not fit: keep the last bracket
-      return last;
+      return bracket(false);  // the finer grid does not fit: keep the best bracket
     }
-    h = h_;
   }
 }
 
 namespace {
 /// Runs `f`; when no grid fits the loss support (wider than max_grid_points nats, e.g. noise
 /// multiplier 1e-200) returns `unrepresentable`: the trivial bracket, never a wrong bound.
+/// When instead the window of a count-fold self-composition does not fit at any grid (e.g.
+/// 10^12 steps: the composed loss spreads over thousands of nats while one step needs a far
+/// finer grid), the request is refused naming the count: the trivial bracket [0, +inf] would
+/// look like an answer about the mechanism when it is a limit of the method.
 template <class F>
 pld_bracket with_grid_fallback(F f, const pld_bracket& unrepresentable) {
   try {
     return f();
-  } catch (const pld_grid_error&) {
+  } catch (const pld_grid_error& e) {
+    if (e.count > 0) {
+      core::throw_invalid("pld_accountant",
+                          "count",
+                          static_cast<double>(e.count),
+                          "its PLD composition does not fit max_grid_points grid points; use rdp");
+    }
     return unrepresentable;
   }
 }
@@ -247,6 +299,14 @@ pld_bracket with_grid_fallback(F f, const pld_bracket& unrepresentable) {
 
 pld_bracket pld_accountant::epsilon_bracket(double delta) const {
   core::check_open_interval("pld_accountant::epsilon", "delta", delta, 0.0, 1.0);
+  const double floor = resolution_floor();
+  if (delta < floor) {
+    core::throw_invalid("pld_accountant::epsilon",
+                        "delta",
+                        delta,
+                        "is below the floating-point resolution of the PLD composition (" +
+                            core::format_double(floor) + " for these step counts); use rdp");
+  }
   auto q = [&](const privacy_loss_distribution* d) {
     return d ? d->epsilon(delta) : gaussian_epsilon(delta, gaussian_multiplier_);
   };

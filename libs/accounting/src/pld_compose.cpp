@@ -76,6 +76,41 @@ const fft_plans& plans_for(std::size_t n) {
   return cache.emplace(n, p).first->second;
 }
 
+/// The same for the long-double FFT (extended precision): plans made once per size, so a
+/// refinement that revisits a size does not plan again.
+struct fft_plans_l {
+  fftwl_plan fwd;
+  fftwl_plan inv;
+};
+struct plan_cache_l {
+  std::map<std::size_t, fft_plans_l> plans;
+  plan_cache_l() = default;
+  plan_cache_l(const plan_cache_l&) = delete;
+  plan_cache_l& operator=(const plan_cache_l&) = delete;
+  ~plan_cache_l() {
+    for (auto& [n, p] : plans) {
+      fftwl_destroy_plan(p.fwd);
+      fftwl_destroy_plan(p.inv);
+    }
+  }
+};
+
+const fft_plans_l& plans_for_l(std::size_t n) {
+  static plan_cache_l storage;
+  auto& cache = storage.plans;
+  std::lock_guard<std::mutex> lock(fftw_planner_mutex());
+  auto it = cache.find(n);
+  if (it != cache.end()) return it->second;
+  long double* r = fftwl_alloc_real(n);
+  fftwl_complex* c = fftwl_alloc_complex(n / 2 + 1);
+  const int ni = static_cast<int>(n);
+  fft_plans_l p{fftwl_plan_dft_r2c_1d(ni, r, c, FFTW_ESTIMATE),
+                fftwl_plan_dft_c2r_1d(ni, c, r, FFTW_ESTIMATE)};
+  fftwl_free(r);
+  fftwl_free(c);
+  return cache.emplace(n, p).first->second;
+}
+
 struct fft_buffers {
   std::size_t n;
   double* real;
@@ -200,41 +235,61 @@ namespace {
 
 /// log sum_i p_i e^{lambda l_i} (l_i = (offset + i) h) of the finite part, by Horner's rule in
 /// the direction in which the powers of e^{-|lambda| h} shrink (no overflow, all terms >= 0),
-/// plus a margin covering its rounding, so that it is an upper bound on the true log MGF.
+/// plus a margin covering its rounding, so that it is an upper bound on the true log MGF. R is
+/// the working precision: the margin is multiplied by the composition count in the Chernoff
+/// bound, so large counts need long double (unit roundoff 2^-64) to keep the window narrow.
+template <class R>
 double log_mgf_upper(const pld_pmf& a, double lambda) {
   const auto& p = a.probs;
   const std::size_t n = p.size();
-  const double h = a.discretization;
-  const double w = std::exp(-std::abs(lambda) * h);
-  double s = 0.0;
-  double anchor;  // loss of the term with factor 1
+  const R h = a.discretization;
+  const R w = std::exp(-std::abs(static_cast<R>(lambda)) * h);
+  R s = 0;
+  R anchor;  // loss of the term with factor 1
   if (lambda > 0.0) {
     for (std::size_t i = 0; i < n; ++i) s = s * w + p[i];  // sum p_i w^{n-1-i}
-    anchor = static_cast<double>(a.offset + static_cast<std::int64_t>(n) - 1) * h;
+    anchor = static_cast<R>(a.offset + static_cast<std::int64_t>(n) - 1) * h;
   } else {
     for (std::size_t i = n; i-- > 0;) s = s * w + p[i];  // sum p_i w^i
-    anchor = static_cast<double>(a.offset) * h;
+    anchor = static_cast<R>(a.offset) * h;
   }
-  if (!(s > 0.0)) return -inf;
-  const double shift = lambda * anchor;
-  // n + 2 roundings of relative size 2^-53 in the nonnegative sum and in w^n, plus the
-  // rounding of the shift and the log.
-  return shift + std::log(s) + 4.0 * static_cast<double>(n + 2) * 0x1p-52 +
-         1e-12 * (std::abs(shift) + 1.0);
+  if (!(s > 0)) return -inf;
+  const R shift = static_cast<R>(lambda) * anchor;
+  const R ls = std::log(s);
+  // n + 2 roundings of relative size u in the nonnegative sum and in w^n (relative error of
+  // exp(-|lambda| h) included), plus the roundings of the shift, the log and the final sum.
+  const R u = std::numeric_limits<R>::epsilon();
+  const R margin = 4 * static_cast<R>(n + 2) * u + 4 * u * (std::abs(shift) + std::abs(ls) + 1);
+  // Round the result up to double: the next double above the long-double value.
+  const double r = static_cast<double>(shift + ls + margin);
+  return std::nextafter(r, inf);
 }
 
-/// Chernoff bound on the count-fold sum S of the finite part: mass{S > s} <= e^{-lambda s}
-/// M(lambda)^count for every lambda > 0 (mass{S < s} likewise for lambda < 0), so the loss beyond
-/// which at most tau remains is (count log M(lambda) - log tau) / lambda for ANY lambda: the
-/// search over lambda only tightens the window, it does not affect validity. Returns the best
-/// such loss for the given sign of lambda (+inf / -inf when no lambda helps).
-double chernoff_loss(const pld_pmf& a, std::int64_t count, double tau, double sign) {
-  const double t = static_cast<double>(count), ltau = std::log(tau);
+/// Chernoff bound on the sum S of count_i copies of each part's finite part: mass{S > s} <=
+/// e^{-lambda s} prod_i M_i(lambda)^count_i for every lambda > 0 (mass{S < s} likewise for lambda <
+/// 0), so the loss beyond which at most tau remains is (count log M(lambda) - log tau) / lambda for
+/// ANY lambda: the search over lambda only tightens the window, it does not affect validity.
+/// Returns the best such loss for the given sign of lambda (+inf / -inf when no lambda helps).
+double chernoff_loss(const std::vector<pld_part>& parts, double tau, double sign) {
+  const double ltau = std::log(tau);
+  // Double precision when its rounding margin, times count, is negligible (< 1e-6 nats / lambda).
+  bool wide = false;
+  for (const auto& [a, count] : parts) {
+    wide = wide ||
+           static_cast<double>(count) * static_cast<double>(a->probs.size() + 2) * 0x1p-50 > 1e-6;
+  }
   auto bound = [&](double log_lambda) {
     const double lambda = sign * std::exp(log_lambda);
-    const double lm = log_mgf_upper(a, lambda);
-    if (!std::isfinite(lm)) return sign * inf;
-    return (t * lm - ltau) / lambda;
+    double sum = 0.0;
+    for (const auto& [a, count] : parts) {
+      const double lm =
+          wide ? log_mgf_upper<long double>(*a, lambda) : log_mgf_upper<double>(*a, lambda);
+      if (!std::isfinite(lm)) return sign * inf;
+      sum += static_cast<double>(count) * lm;
+    }
+    // Round the sum up: its relative rounding is below 2^-50 per part.
+    sum += std::abs(sum) * 0x1p-50 * static_cast<double>(parts.size());
+    return (sum - ltau) / lambda;
   };
   // The bound is quasi-convex in lambda; scan octaves, then golden-section in log lambda.
   auto better = [&](double x, double y) { return sign > 0 ? x < y : x > y; };
@@ -282,105 +337,181 @@ void complex_power(R& re, R& im, std::int64_t count) {
   im = ri;
 }
 
-/// In-place circular count-th convolution power of x (length N) by one forward FFT, a
-/// pointwise power and one inverse FFT (normalised). The power multiplies the relative
-/// rounding error of the low-frequency coefficients by count, which puts a noise floor of
-/// roughly count * 2^-52 * (mass scale) under every grid point; in extended precision
-/// (`extended`, FFTW long double, 2^-64) that floor is 2^12 times lower.
-void circular_power(std::vector<double>& x, std::int64_t count, bool extended) {
-  const std::size_t n = x.size();
-  if (!extended) {
-    fft_buffers f(n, false);
-    f.load(x);
-    f.forward(f.spec);
-    for (std::size_t k = 0; k < n / 2 + 1; ++k) complex_power(f.spec[k][0], f.spec[k][1], count);
-    f.inverse();
-    const double scale = 1.0 / static_cast<double>(n);
-    for (std::size_t i = 0; i < n; ++i) x[i] = f.real[i] * scale;
-    return;
+/// FFTW's double and long-double interfaces behind one name.
+template <class R>
+struct fftw_api;
+template <>
+struct fftw_api<double> {
+  using cpx = fftw_complex;
+  static double* real(std::size_t n) { return fftw_alloc_real(n); }
+  static cpx* complex(std::size_t n) { return fftw_alloc_complex(n); }
+  static void free(void* p) { fftw_free(p); }
+  static void forward(std::size_t n, double* r, cpx* c) {
+    fftw_execute_dft_r2c(plans_for(n).fwd, r, c);
   }
-  long double* r = fftwl_alloc_real(n);
-  fftwl_complex* c = fftwl_alloc_complex(n / 2 + 1);
-  fftwl_plan fwd, inv;
-  {
-    // Planned per call (FFTW_ESTIMATE is cheap): extended precision is the rare path.
-    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
-    const int ni = static_cast<int>(n);
-    fwd = fftwl_plan_dft_r2c_1d(ni, r, c, FFTW_ESTIMATE);
-    inv = fftwl_plan_dft_c2r_1d(ni, c, r, FFTW_ESTIMATE);
+  static void inverse(std::size_t n, cpx* c, double* r) {
+    fftw_execute_dft_c2r(plans_for(n).inv, c, r);
   }
-  for (std::size_t i = 0; i < n; ++i) r[i] = x[i];
-  fftwl_execute(fwd);
-  for (std::size_t k = 0; k < n / 2 + 1; ++k) complex_power(c[k][0], c[k][1], count);
-  fftwl_execute(inv);
-  const long double scale = 1.0L / static_cast<long double>(n);
+};
+template <>
+struct fftw_api<long double> {
+  using cpx = fftwl_complex;
+  static long double* real(std::size_t n) { return fftwl_alloc_real(n); }
+  static cpx* complex(std::size_t n) { return fftwl_alloc_complex(n); }
+  static void free(void* p) { fftwl_free(p); }
+  static void forward(std::size_t n, long double* r, cpx* c) {
+    fftwl_execute_dft_r2c(plans_for_l(n).fwd, r, c);
+  }
+  static void inverse(std::size_t n, cpx* c, long double* r) {
+    fftwl_execute_dft_c2r(plans_for_l(n).inv, c, r);
+  }
+};
+
+/// Circular (length n) convolution of count_i copies of every part (part i's index j placed at
+/// bin j mod n, relative to its own offset): per part one forward FFT and a pointwise count-th
+/// power, the spectra multiplied, one inverse FFT (normalised). The power multiplies the
+/// relative rounding error of the low-frequency coefficients by count, which puts a noise floor
+/// of roughly count * 2^-52 * (mass scale) under every grid point; in extended precision (R =
+/// long double, 2^-64) that floor is 2^12 times lower.
+template <class R>
+std::vector<double> circular_product(const std::vector<pld_part>& parts, std::size_t n) {
+  using api = fftw_api<R>;
+  const std::size_t m = n / 2 + 1;
+  R* r = api::real(n);
+  auto* c = api::complex(m);
+  auto* acc = api::complex(m);
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const auto& [a, count] = parts[p];
+    std::fill(r, r + n, R(0));
+    for (std::size_t j = 0; j < a->probs.size(); ++j) r[j % n] += a->probs[j];
+    api::forward(n, r, p == 0 ? acc : c);
+    auto* z = p == 0 ? acc : c;
+    for (std::size_t k = 0; k < m; ++k) complex_power(z[k][0], z[k][1], count);
+    if (p == 0) continue;
+    for (std::size_t k = 0; k < m; ++k) {
+      const R re = acc[k][0] * c[k][0] - acc[k][1] * c[k][1];
+      acc[k][1] = acc[k][0] * c[k][1] + acc[k][1] * c[k][0];
+      acc[k][0] = re;
+    }
+  }
+  api::inverse(n, acc, r);
+  const R scale = R(1) / static_cast<R>(n);
+  std::vector<double> x(n);
   for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<double>(r[i] * scale);
-  {
-    std::lock_guard<std::mutex> lock(fftw_planner_mutex());
-    fftwl_destroy_plan(fwd);
-    fftwl_destroy_plan(inv);
-  }
-  fftwl_free(r);
-  fftwl_free(c);
+  api::free(r);
+  api::free(c);
+  api::free(acc);
+  return x;
 }
 
 }  // namespace
 
-pld_pmf self_compose(const pld_pmf& a, std::int64_t count, double tail_mass, bool extended) {
+pld_pmf self_compose(const pld_pmf& a,
+                     std::int64_t count,
+                     double tail_mass,
+                     bool extended,
+                     std::int64_t max_grid_points) {
   core::check_at_least("pld self_compose", "count", count, 1);
+  core::check_at_least("pld self_compose", "max_grid_points", max_grid_points, std::int64_t{2});
   if (count == 1 || a.probs.size() <= 1) return self_compose_by_squaring(a, count, tail_mass);
-  // One pass, as dp_accounting does: one forward FFT, z -> z^count pointwise, one inverse FFT, on
-  // a circular window [lo, lo + N) chosen by Chernoff bounds so that at most tau of the T-fold
-  // mass lies above it and at most tau below it. Validity of the circular (aliased) result:
+  return compose_parts({{&a, count}}, tail_mass, extended, max_grid_points);
+}
+
+pld_pmf compose_parts(const std::vector<pld_part>& parts,
+                      double tail_mass,
+                      bool extended,
+                      std::int64_t max_grid_points) {
+  const char* fn = "pld compose_parts";
+  if (parts.empty()) core::throw_invalid(fn, "parts", 0.0, "must not be empty");
+  core::check_at_least(fn, "max_grid_points", max_grid_points, std::int64_t{2});
+  const pld_pmf& first = *parts.front().first;
+  for (const auto& [p, count] : parts) {
+    core::check_at_least(fn, "count", count, 1);
+    if (p->bound != first.bound) {
+      core::throw_invalid(fn, "bound", 0.0, "all PLDs must be rounded the same way");
+    }
+    if (p->discretization != first.discretization) {
+      core::throw_invalid(
+          fn, "discretization", p->discretization, "must equal the other PLDs' discretization");
+    }
+  }
+  // One pass, as dp_accounting does for one event, for all parts at once: per part one forward
+  // FFT and z -> z^count pointwise, the spectra multiplied, one inverse FFT, on a circular
+  // window [lo, lo + N) chosen by Chernoff bounds so that at most tau of the composed mass lies
+  // above it and at most tau below it. Validity of the circular (aliased) result:
   //   * in-window indices receive their exact mass plus aliased copies of out-of-window mass
   //     (nonnegative extra mass only raises delta(eps): pessimistic);
   //   * mass below the window (<= tau) reappears at higher losses (pessimistic);
   //   * mass above the window (<= tau) reappears at LOWER losses, so tau is added to the mass
   //     at +infinity, which covers it.
+  // Sharing one window avoids the intermediate windows, truncations and pairwise convolutions
+  // of composing the parts one by one.
   const double tau = 0.5 * tail_mass;
-  const double h = a.discretization;
-  const auto n = static_cast<std::int64_t>(a.probs.size());
-  const std::int64_t support_lo = count * a.offset;
-  const std::int64_t support_hi = count * (a.offset + n - 1);
-  std::int64_t lo = support_lo, hi = support_hi;
-  const double up = chernoff_loss(a, count, tau, 1.0);
-  const double down = chernoff_loss(a, count, tau, -1.0);
-  if (std::isfinite(up) && up / h < static_cast<double>(support_hi)) {
-    hi = std::max(support_lo, static_cast<std::int64_t>(std::ceil(up / h)));
+  const double h = first.discretization;
+  // Support of the sum (in long double: count * offset may exceed 2^63 before refusal).
+  long double support_lo = 0, support_hi = 0;
+  for (const auto& [p, count] : parts) {
+    const auto t = static_cast<long double>(count);
+    support_lo += t * static_cast<long double>(p->offset);
+    support_hi +=
+        t * static_cast<long double>(p->offset + static_cast<std::int64_t>(p->probs.size()) - 1);
   }
-  if (std::isfinite(down) && down / h > static_cast<double>(support_lo)) {
-    lo = std::min(hi, static_cast<std::int64_t>(std::floor(down / h)));
+  long double lo = support_lo, hi = support_hi;
+  const double up = chernoff_loss(parts, tau, 1.0);
+  const double down = chernoff_loss(parts, tau, -1.0);
+  if (std::isfinite(up) && up / h < support_hi) {
+    hi = std::max(support_lo, std::ceil(static_cast<long double>(up) / h));
   }
-  std::vector<double> x(fft_size(static_cast<std::size_t>(hi - lo + 1)), 0.0);
-  const auto big_n = static_cast<std::int64_t>(x.size());
-  for (std::int64_t j = 0; j < n; ++j)
-    x[static_cast<std::size_t>(j % big_n)] += a.probs[static_cast<std::size_t>(j)];
-  circular_power(x, count, extended);
+  if (std::isfinite(down) && down / h > support_lo) {
+    lo = std::min(hi, std::floor(static_cast<long double>(down) / h));
+  }
+  // Bound the work: a window wider than max_grid_points is refused (the accountant coarsens
+  // the grid or refuses the count), never allocated (10^12 steps: 10^9 points).
+  if (hi - lo + 1 > static_cast<long double>(max_grid_points)) {
+    std::int64_t most = 0;
+    for (const auto& part : parts) most = std::max(most, part.second);
+    throw pld_grid_error(static_cast<double>((hi - lo) * h), most);
+  }
+  const std::size_t big = fft_size(static_cast<std::size_t>(hi - lo + 1));
+  const auto big_n = static_cast<std::int64_t>(big);
+  const std::vector<double> x =
+      extended ? circular_product<long double>(parts, big) : circular_product<double>(parts, big);
   // Bin b of the circular result holds the sums with sum of 0-based indices J = b (mod N); the
-  // true grid index is count * offset + J, so window slot s (index lo + s) is bin
-  // (lo - count * offset + s) mod N.
-  const std::int64_t shift = ((lo - support_lo) % big_n + big_n) % big_n;
+  // true grid index is support_lo + J, so window slot s (index lo + s) is bin
+  // (lo - support_lo + s) mod N.
+  const auto lo_i = static_cast<std::int64_t>(lo);
+  const auto shift = static_cast<std::int64_t>(
+      std::fmod(std::fmod(lo - support_lo, static_cast<long double>(big_n)) + big_n,
+                static_cast<long double>(big_n)));
   pld_pmf r;
   r.discretization = h;
-  r.offset = lo;
-  r.probs.resize(x.size());
+  r.offset = lo_i;
+  r.probs.resize(big);
   for (std::int64_t s = 0; s < big_n; ++s) {
     r.probs[static_cast<std::size_t>(s)] = x[static_cast<std::size_t>((shift + s) % big_n)];
   }
   const bool lost_above = lo + big_n - 1 < support_hi;
-  const double t = static_cast<double>(count);
-  r.bound = a.bound;
-  if (a.bound == pld_bound::pessimistic) {
-    r.infinity_mass = -std::expm1(t * std::log1p(-a.infinity_mass));
+  r.bound = first.bound;
+  if (first.bound == pld_bound::pessimistic) {
+    double log_keep = 0.0;  // log prod (1 - inf_i)^count_i
+    for (const auto& [p, count] : parts) {
+      log_keep += static_cast<double>(count) * std::log1p(-p->infinity_mass);
+    }
+    r.infinity_mass = -std::expm1(log_keep);
     if (lost_above) r.infinity_mass = std::min(1.0, r.infinity_mass + tau);
   } else {
-    // M^T - (M - inf)^T for total mass M <= 1. Mass folded down from above the window only
-    // lowers the curve; mass folded up from below (<= tau) is recorded as error.
-    const double mt = total_mass(a);
-    r.infinity_mass =
-        mt > 0.0 ? std::exp(t * std::log(mt)) * -std::expm1(t * std::log1p(-a.infinity_mass / mt))
-                 : 0.0;
-    r.error_mass = t * a.error_mass + (lo > support_lo ? tau : 0.0);
+    // prod M_i^T_i - prod (M_i - inf_i)^T_i for total masses M_i <= 1. Mass folded down from
+    // above the window only lowers the curve; mass folded up from below (<= tau) is recorded
+    // as error.
+    double log_all = 0.0, log_finite = 0.0, err = 0.0;
+    for (const auto& [p, count] : parts) {
+      const double t = static_cast<double>(count), mt = total_mass(*p);
+      log_all += mt > 0.0 ? t * std::log(mt) : -inf;
+      log_finite += mt > 0.0 ? t * std::log1p(-p->infinity_mass / mt) : -inf;
+      err += t * p->error_mass;
+    }
+    r.infinity_mass = std::isfinite(log_all) ? std::exp(log_all) * -std::expm1(log_finite) : 0.0;
+    r.error_mass = err + (lo > support_lo ? tau : 0.0);
   }
   truncate_tails(r, tail_mass);
   return r;

@@ -59,7 +59,17 @@ pld_pmf lower_dots(
   const ld ehm1 = std::expm1(static_cast<ld>(h)), eh = std::exp(static_cast<ld>(h));
   const ld x0 = std::exp(static_cast<ld>(i_lo) * h);
   std::vector<ld> u(n), s(n - 1);
-  for (std::size_t k = 0; k < n; ++k) u[k] = std::exp(static_cast<ld>(k) * h);
+  // u[k] = e^{k h} from two tables (e^{j h}, j < 256, and e^{256 m h}): a relative error of a
+  // few long-double ulps (~1e-19, far inside the 1e-14 margin below) for n / 256 + 256 calls
+  // of exp instead of n.
+  {
+    constexpr std::size_t kb = 256;
+    std::vector<ld> fine(std::min(n, kb)), coarse(n / kb + 1);
+    for (std::size_t j = 0; j < fine.size(); ++j) fine[j] = std::exp(static_cast<ld>(j) * h);
+    for (std::size_t m = 0; m < coarse.size(); ++m)
+      coarse[m] = std::exp(static_cast<ld>(m * kb) * h);
+    for (std::size_t k = 0; k < n; ++k) u[k] = coarse[k / kb] * fine[k % kb];
+  }
   // chord slopes in units of 1 / x0
   for (std::size_t k = 0; k + 1 < n; ++k) s[k] = (static_cast<ld>(d[k + 1]) - d[k]) / (u[k] * ehm1);
   auto slope = [&](std::ptrdiff_t k) -> ld {
@@ -99,6 +109,40 @@ pld_pmf lower_dots(
     const ld t = (x - ua) / (ub - ua);
     if (v[k] + (v[k + 1] - v[k]) * t > vinf)
       v[k] = std::max(vinf, (vinf - v[k + 1] * t) / (1.0L - t));
+  }
+  // The bottom of the support likewise: where the bottom atom of the loss sits between two grid
+  // points, D >= max(lowered chord, 1 - m x) on that segment, and the segment through v[k] (on
+  // or below 1 - m x) and v[k+1] can pass above the kink of that maximum (the approximate-DP
+  // pair's atom at -eps: the "lower" delta exceeded the exact one just above -eps). Where it
+  // does, the RIGHT end is lowered so that the segment passes through the kink (lowering an
+  // interior point only lowers its two segments and moves mass between neighbouring grid
+  // points: the total mass and the left continuation stay, so nothing is lost per step that
+  // would compound over a composition; lowering the left end instead would lower everything
+  // to its left). The top point, which carries the mass at +inf, stays and the left end is
+  // solved for instead.
+  for (std::size_t k = 0; k + 1 < n; ++k) {
+    const ld ua = u[k], ub = u[k + 1], e = excess(k);
+    const ld ca = static_cast<ld>(d[k]) * (1.0L - 1e-14L) - e;
+    const ld cb = static_cast<ld>(d[k + 1]) * (1.0L - 1e-14L) - e;
+    const ld fa = 1.0L - static_cast<ld>(m) * x0 * ua, fb = 1.0L - static_cast<ld>(m) * x0 * ub;
+    if (!((ca - fa) * (cb - fb) < 0)) continue;  // no crossing of chord and floor inside
+    const ld t = (ca - fa) / ((ca - fa) - (cb - fb));
+    const ld f = std::max(fa + (fb - fa) * t, vinf);  // the maximum at the crossing
+    const ld over = v[k] + (v[k + 1] - v[k]) * t - f;
+    if (!(over > 0)) continue;
+    if (k + 2 == n) {
+      v[k] = (f - v[k + 1] * t) / (1.0L - t);
+    } else {
+      v[k + 1] = (f - v[k] * (1.0L - t)) / t;
+    }
+  }
+  // The hull's first segment may not fall faster than the left continuation 1 - m x (a
+  // measure's curve has slope >= -Q(supp P) >= -m; a steeper one would need a negative mass at
+  // the first point, whose clamping to 0 RAISED the curve): where lowered points made it so, the
+  // first point is lowered until every chord from it is at least as flat as -m (lowering is
+  // safe, and the left continuation moves down with it).
+  for (std::size_t k = 1; k < n; ++k) {
+    v[0] = std::min(v[0], v[k] + static_cast<ld>(m) * x0 * (u[k] - u[0]));
   }
   // lower convex hull (monotone chain on increasing u)
   std::vector<std::size_t> hull;

@@ -47,7 +47,7 @@ double at_order(double alpha, F integer_bound) {
   return ((1.0 - t) * k_lo + t * k_hi) / (alpha - 1.0);
 }
 
-/// [Zhu & Wang 2019, Thm 6] at integer alpha >= 2 (see the header).
+/// The general upper bound of [Zhu & Wang 2019] at integer alpha >= 2 (see the header).
 double zhu_wang_poisson(double alpha, double g, const base_curve& b) {
   const double base = b.rdp(alpha);
   if (g == 1.0) return base;

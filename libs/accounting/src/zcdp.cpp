@@ -58,9 +58,13 @@ double zcdp_epsilon_bun_steinke(double rho, double delta) {
 double zcdp_rho_bun_steinke(double epsilon, double delta) {
   core::check_nonnegative("zcdp_rho_bun_steinke", "epsilon", epsilon);
   core::check_open_interval("zcdp_rho_bun_steinke", "delta", delta, 0.0, 1.0);
-  const double l = std::log(1.0 / delta);
+  const double l = -std::log(delta);
   const double r = epsilon / (std::sqrt(l + epsilon) + std::sqrt(l));  // no cancellation
-  return r * r;
+  // Safe side: about ten roundings of relative size 2^-53 each; lowering rho by 2^-48 (relative)
+  // keeps the returned rho <= the exact rho*, so its conversion never exceeds epsilon, and a
+  // multiplier sqrt(k / (2 rho)) computed from it stays >= the tight one after its own two
+  // roundings (tests/accounting/calibrators_safe_side_test.cpp, SafeSideFloatSafeGaussianZcdp).
+  return r * r * (1.0 - 0x1p-48);
 }
 
 double zcdp_delta(double rho, double epsilon) {

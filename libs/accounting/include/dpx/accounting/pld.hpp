@@ -32,6 +32,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dpx/accounting/accountant.hpp"
@@ -54,11 +55,14 @@ struct pld_options {
   /// or 1e-5 absolute, of the exact epsilon).
   double epsilon_error = 1e-3;
   double epsilon_error_absolute = 1e-5;
-  /// Largest grid (points of one PMF) the automatic refinement may use; when the target would
-  /// need more, the bracket at the finest affordable grid is returned (converged = false).
+  /// Largest grid (points of one PMF or of one composition window) the accountant may use;
+  /// when the target would need more, the bracket at the finest affordable grid is returned
+  /// (converged = false); a composition window that fits no grid is refused (pld_grid_error
+  /// with its count; the accountant throws invalid_argument_error naming `count`).
   std::int64_t max_grid_points = std::int64_t{1} << 22;
   /// Mass allowed in each truncated tail when building one mechanism's PLD and after each
   /// convolution (moved pessimistically / dropped optimistically, see above). In (0, 1e-3].
+  /// The accountant's epsilon queries use min(tail_mass, delta / 1000).
   double tail_mass = 1e-15;
   /// Compose Gaussian events exactly (T Gaussians = one Gaussian with sigma / sqrt(T)) and
   /// answer all-Gaussian queries with the closed form instead of a discretised PLD.
@@ -70,10 +74,13 @@ struct pld_options {
 
 /// Thrown by from_event when the loss support does not fit max_grid_points at the requested
 /// grid (e.g. noise multiplier 1e-200): `range` is the support width in nats (may be +inf).
+/// Thrown by self_compose when the count-fold composition's window does not fit: `count` is
+/// then the composition count (0 otherwise).
 class pld_grid_error : public std::invalid_argument {
  public:
-  explicit pld_grid_error(double range);
+  explicit pld_grid_error(double range, std::int64_t count = 0);
   double range;
+  std::int64_t count;
 };
 
 /// One direction of a discretised privacy loss distribution: probs[i] is the mass at loss
@@ -105,7 +112,25 @@ pld_pmf compose(const pld_pmf& a, const pld_pmf& b, double tail_mass);
 /// the mass at +inf, so the result stays pessimistic.
 /// `extended`: the FFT in long double (noise floor ~count * 2^-64 instead of count * 2^-52;
 /// several times slower), for large counts at small delta.
-pld_pmf self_compose(const pld_pmf& a, std::int64_t count, double tail_mass, bool extended = false);
+/// Throws pld_grid_error when the window needs more than max_grid_points points (the work is
+/// bounded: e.g. 10^12 steps of a finely discretised event).
+pld_pmf self_compose(const pld_pmf& a,
+                     std::int64_t count,
+                     double tail_mass,
+                     bool extended = false,
+                     std::int64_t max_grid_points = std::int64_t{1} << 22);
+/// One PMF and how many copies of it a composition takes.
+using pld_part = std::pair<const pld_pmf*, std::int64_t>;
+/// The composition of count_i copies of every part, in one pass: one forward FFT per part, the
+/// pointwise count_i-th powers multiplied, one inverse FFT, on one circular window chosen by
+/// Chernoff bounds on the sum (as self_compose; the same validity argument, the same
+/// `extended` and max_grid_points). All parts must share the grid h and the rounding
+/// direction. Throws pld_grid_error (with count = the largest count) when the window does not
+/// fit max_grid_points.
+pld_pmf compose_parts(const std::vector<pld_part>& parts,
+                      double tail_mass,
+                      bool extended = false,
+                      std::int64_t max_grid_points = std::int64_t{1} << 22);
 /// The same by repeated squaring (O(log count) FFTs, tails truncated after each); a baseline.
 pld_pmf self_compose_by_squaring(const pld_pmf& a, std::int64_t count, double tail_mass);
 
@@ -128,7 +153,9 @@ class privacy_loss_distribution {
   privacy_loss_distribution compose(const privacy_loss_distribution& other, double tail_mass) const;
   privacy_loss_distribution self_compose(std::int64_t count,
                                          double tail_mass,
-                                         bool extended = false) const;
+                                         bool extended = false,
+                                         std::int64_t max_grid_points = std::int64_t{1}
+                                                                        << 22) const;
 
   double epsilon(double delta) const;
   double delta(double epsilon) const;
@@ -163,7 +190,10 @@ class pld_accountant final : public accountant {
   using accountant::compose;  // compose(const core::event_log&)
   void compose(const core::privacy_event& e, std::int64_t count = 1) override;
   /// Upper end of epsilon_bracket (an upper bound; +inf when the loss support cannot be
-  /// discretised, e.g. noise multiplier 1e-200).
+  /// discretised, e.g. noise multiplier 1e-200). Throws invalid_argument_error naming delta
+  /// when delta is below the floating-point resolution of the composition (about
+  /// 8 (T 2^-64 + k 2^-52) for the largest count T and k distinct events; e.g. delta < 4e-19 at
+  /// T = 10): no certified answer exists there, and the work would be unbounded.
   double epsilon(double delta) const override;
   /// Upper end of delta_bracket.
   double delta(double epsilon) const override;
@@ -175,20 +205,29 @@ class pld_accountant final : public accountant {
   const pld_options& options() const noexcept { return options_; }
 
  private:
-  /// Builds (or reuses) the pessimistic and optimistic compositions at grid h; throws
-  /// pld_grid_error when the grid does not fit max_grid_points.
-  void build(double h, bool extended) const;
+  /// One rounding direction's composition and the key it was built for.
+  struct side {
+    std::shared_ptr<const privacy_loss_distribution> pld;  // null: all-Gaussian closed form
+    double h = 0.0;
+    double tail = 0.0;
+    bool extended = false;
+    bool valid = false;
+  };
+  /// Builds (or reuses) the composition in direction `bound` at grid h; throws pld_grid_error
+  /// when the grid (of one PMF or of a self-composition window) exceeds max_grid_points.
+  void build(pld_bound bound, double h, bool extended, double tail) const;
   /// Whether the largest self-composition count needs the long-double FFT at this delta.
   bool needs_extended(double delta) const;
+  /// Smallest delta an epsilon query may ask for: below it the FFT round-off of the
+  /// composition (count * 2^-64 per self-composition, 2^-52 per convolution) could reach the
+  /// answer itself, so no certified epsilon exists.
+  double resolution_floor() const;
   double initial_grid() const;
   template <class Query>
   pld_bracket refine(Query q, bool epsilon_query, double delta) const;
   pld_options options_;
   core::event_log ledger_;  // merged: one run per distinct event
-  mutable bool built_ = false;
-  mutable double h_ = 0.0;         // grid of the cached build
-  mutable bool extended_ = false;  // whether it used the long-double FFT
-  mutable std::shared_ptr<const privacy_loss_distribution> upper_, lower_;
+  mutable side upper_, lower_;
   mutable double gaussian_multiplier_ = 0.0;
 };
 

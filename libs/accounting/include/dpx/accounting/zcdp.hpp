@@ -20,7 +20,8 @@ double zcdp_pure_dp_rho(double epsilon);
 /// [Bun & Steinke 2016, Prop 1.3].
 double zcdp_epsilon_bun_steinke(double rho, double delta);
 /// Inverse of zcdp_epsilon_bun_steinke: the rho whose Prop. 1.3 conversion gives exactly
-/// epsilon, sqrt(rho) = sqrt(log(1/delta) + epsilon) - sqrt(log(1/delta)).
+/// epsilon, sqrt(rho) = sqrt(log(1/delta) + epsilon) - sqrt(log(1/delta)), rounded DOWN (by a
+/// relative 2^-48, which covers the floating-point evaluation): the safe side of a budget.
 double zcdp_rho_bun_steinke(double epsilon, double delta);
 /// Tighter numerical conversion [Canonne, Kamath & Steinke 2020, Cor 13 / Prop 12]:
 /// delta = min_{alpha > 1} exp((alpha-1)(alpha rho - eps) + alpha log(1 - 1/alpha)) / (alpha-1),
