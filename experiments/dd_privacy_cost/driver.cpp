@@ -4,12 +4,19 @@
 //
 // Data: X ~ N(mu 1, Σ), unit marginal variance: design "iid" (Σ = I), "ar1" (Toeplitz
 // phi^{|i−j|}), "equi" (correlation phi), "equi_inv_n" (c = 1/(n−1)), "fgn" (Hurst phi).
-// Keyed on (n, design, phi, mu): every estimator and ε sees the same data in replication r.
-// Estimator: S1 Algorithm 4 with τ from the MARGINAL constant (ρ_i = 1, S1 Rem 3.5, as in the
-// paper's simulations): rule "paper" A^{3τ}_τ with τ = sqrt(2 ln(2n/γ)), or "sharper"
-// A^{τ+2τ′}_{τ′}, "custom" A^{κ}_{h} (κ = radius_factor·τ, h = τ or τ′: S1 Fig 2's heuristic
-// radii), or "kv" (Karwa–Vadhan, σ = 1, β = γ) for comparison. ε = epsilon (fixed) or
-// epsilon/√n (inv_sqrt_n: S1's c/√n, c = epsilon), δ = 1/n² (delta_rule n2) or 1/n.
+// Keyed on (n, design, phi, mu, mu_position): every estimator and ε sees the same data in
+// replication r.
+// Position of μ on the histogram's bin grid (bins (2hk − h, 2hk + h], h the rule's bin half-width;
+// docs/experiments/dd_privacy_cost.md, "μ off the bin centres"): mu_position "given" (μ = mu;
+// mu = 0 is a bin centre, the easiest case: the top bin holds almost all the mass), "edge"
+// (μ = the right edge of the bin holding mu: the mass splits between two bins, the worst case
+// of the histogram step) or "random" (μ = mu + U·2h, U ~ U[0, 1) drawn per replication from the
+// data stream: a uniformly random position on the grid). Estimator: S1 Algorithm 4 with τ from the
+// MARGINAL constant (ρ_i = 1, S1 Rem 3.5, as in the paper's simulations): rule "paper" A^{3τ}_τ
+// with τ = sqrt(2 ln(2n/γ)), or "sharper" A^{τ+2τ′}_{τ′}, "custom" A^{κ}_{h} (κ = radius_factor·τ,
+// h = τ or τ′: S1 Fig 2's heuristic radii), or "kv" (Karwa–Vadhan, σ = 1, β = γ) for comparison. ε
+// = epsilon (fixed) or epsilon/√n (inv_sqrt_n: S1's c/√n, c = epsilon), δ = 1/n² (delta_rule n2) or
+// 1/n.
 //
 // Metrics per replication:
 //   sq_err              (A − μ)²                   the estimator's squared error
@@ -41,19 +48,42 @@ using harness::cell_context;
 using harness::metrics;
 using harness::param_value;
 
+/// The offset of μ from `mu` (mu_position; see the header comment). h is the bin half-width of
+/// the cell's rule: τ′ for "sharper" and for "custom" with bin = tau_prime, otherwise τ (KV's
+/// bins have width σ = 1, so h = 1/2).
+double mu_shift(const harness::param_map& p,
+                const std::string& rule,
+                double tau,
+                double gamma,
+                rng::philox4x32& gd) {
+  const std::string pos = p.get_string("mu_position");
+  if (pos == "given") return 0.0;
+  double h = tau;
+  if (rule == "sharper" || (rule == "custom" && p.get_string("bin") == "tau_prime"))
+    h = estimators::tau_prime(1.0, gamma);
+  if (rule == "kv") h = 0.5;
+  if (pos == "edge") {  // the right edge 2hk + h of the bin (2hk − h, 2hk + h] holding mu
+    const double mu = p.get_double("mu");
+    return 2.0 * h * std::ceil(mu / (2.0 * h) - 0.5) + h - mu;
+  }
+  return 2.0 * h * rng::uniform01(gd);  // "random"
+}
+
 metrics run(const cell_context& c) {
   const auto& p = c.params;
   const auto n = static_cast<std::size_t>(p.get_int("n"));
   const double dn = static_cast<double>(n);
-  const double mu = p.get_double("mu"), gamma = p.get_double("gamma");
+  const double gamma = p.get_double("gamma");
   const double eps = dd::cell_epsilon(p, dn), delta = dd::cell_delta(p, dn);
-  auto gd = c.stream(rng::purpose::data);
-  dd::design_info info;
-  const auto x = dd::gaussian_design(p.get_string("design"), n, p.get_double("phi"), mu, gd, &info);
-  const double xbar = dd::mean_of(x);
-
   const std::string rule_name = p.get_string("rule");
   const double tau = estimators::tau_subgaussian(1.0, n, gamma);
+  auto gd = c.stream(rng::purpose::data);
+  const double mu = p.get_double("mu") + mu_shift(p, rule_name, tau, gamma, gd);
+  dd::design_info info;
+  auto x = dd::gaussian_design(p.get_string("design"), n, p.get_double("phi"), 0.0, gd, &info);
+  for (double& v : x) v += mu;  // a location family: N(mu 1, Σ) = N(0, Σ) + mu
+  const double xbar = dd::mean_of(x);
+
   auto g = c.stream(rng::purpose::noise);
   estimators::mean_result r;
   if (rule_name == "kv") {
@@ -113,7 +143,7 @@ metrics run(const cell_context& c) {
 harness::driver make() {
   harness::driver d;
   d.name = "dd_privacy_cost";
-  d.version = "1";
+  d.version = "2";  // 2: mu_position, panel
   d.description =
       "Winsorized mean (S1 Alg 4) on Gaussian item-level designs: error, oracle, failure rate";
   d.params = {
@@ -121,6 +151,13 @@ harness::driver make() {
       {"design", "iid | ar1 | equi | equi_inv_n | fgn", param_value{std::string("iid")}},
       {"phi", "AR(1) coefficient, equicorrelation c, or Hurst H", param_value{0.0}},
       {"mu", "true mean (S1 leaves it unstated; failure gives m = 0)", param_value{0.0}},
+      {"mu_position",
+       "given (mu) | edge (the edge of the bin holding mu) | random (mu + U 2h, U ~ U[0,1))",
+       param_value{std::string("given")},
+       harness::one_of({"given", "edge", "random"})},
+      {"panel",
+       "label of the figure panel a cell belongs to (no effect on the computation)",
+       param_value{std::string("")}},
       {"gamma",
        "gamma of tau = sqrt(2 ln(2n/gamma)) (and tau', KV beta)",
        param_value{0.1},
@@ -135,7 +172,7 @@ harness::driver make() {
   };
   const auto budget = dd::budget_params(std::nullopt);
   d.params.insert(d.params.end(), budget.begin(), budget.end());
-  d.data_keys = {"n", "design", "phi", "mu"};
+  d.data_keys = {"n", "design", "phi", "mu", "mu_position"};
   d.metric_names = {"sq_err",
                     "sq_err_mean",
                     "sq_err_mean_noise",

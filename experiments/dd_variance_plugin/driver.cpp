@@ -11,11 +11,12 @@
 // CI: plugin_confidence_interval at level 1 − alpha with κ = 1 (i.i.d. formula, as a user
 // without a long-run variance bound would use it): under dependence it under-covers.
 //
-// Metrics: sq_err (A − μ)²; oracle_mse Var(X̄) + 2b²; sq_err_over_oracle; var_est σ̂² (1 for known);
-// var_sq_err (σ̂² − 1)²; covered (μ in CI); ci_length; failed (the mean stage's histogram failed);
-// var_failed (variance_result::diag.failed: bisection — the first coverage test failed; CoinPress —
-// the last noisy second moment was clamped at 0, so σ̂² is 0, or var_min with clamp_var; 0 for
-// known).
+// Metrics: sq_err (A − μ)²; oracle_mse Var(X̄) + 2b²; sq_err_over_oracle;
+// sq_err_over_known_oracle (A − μ)²/(Var(X̄) + 2b₁²), b₁ the Laplace scale at the true variance 1;
+// var_est σ̂² (1 for known); var_sq_err (σ̂² − 1)²; covered (μ in CI); ci_length; failed (the mean
+// stage's histogram failed); var_failed (variance_result::diag.failed: bisection — the first
+// coverage test failed; CoinPress — the last noisy second moment was clamped at 0, so σ̂² is 0, or
+// var_min with clamp_var; 0 for known).
 #include <cmath>
 #include <string>
 
@@ -78,9 +79,16 @@ metrics run(const cell_context& c) {
   const double e = r.estimate - mu;
   // The [R] oracle Var(X̄) + 2b² (b the Laplace scale the estimator used; Var(X̄) of the design).
   const double oracle = info.mean_variance / dn + 2.0 * r.noise_scale * r.noise_scale;
+  // The known-variance oracle: the same with b at the TRUE marginal variance 1 (b ∝ τ), the curve
+  // S1 Fig 5's plug-ins are compared against (a plug-in that matches it loses nothing by not
+  // knowing σ²).
+  const double b_known =
+      r.noise_scale * estimators::tau_subgaussian(1.0, n, p.get_double("gamma")) / tau;
+  const double known_oracle = info.mean_variance / dn + 2.0 * b_known * b_known;
   return {{"sq_err", e * e},
           {"oracle_mse", oracle},
           {"sq_err_over_oracle", e * e / oracle},
+          {"sq_err_over_known_oracle", e * e / known_oracle},
           {"var_est", var},
           {"var_sq_err", (var - 1.0) * (var - 1.0)},
           {"covered", ci.contains(mu) ? 1.0 : 0.0},
@@ -92,7 +100,7 @@ metrics run(const cell_context& c) {
 harness::driver make() {
   harness::driver d;
   d.name = "dd_variance_plugin";
-  d.version = "3";  // 2: clamp_var (default on) and var_failed; 3: oracle, known_variance
+  d.version = "4";  // 2: clamp_var, var_failed; 3: oracle, known_variance; 4: known oracle
   d.description = "Plug-in variance (S1 Alg 10, Alg 13-14) then the winsorized mean and its CI";
   d.params = {
       {"n", "sample size", std::nullopt, harness::integer_at_least(1)},
@@ -125,6 +133,7 @@ harness::driver make() {
   d.metric_names = {"sq_err",
                     "oracle_mse",
                     "sq_err_over_oracle",
+                    "sq_err_over_known_oracle",
                     "var_est",
                     "var_sq_err",
                     "covered",
