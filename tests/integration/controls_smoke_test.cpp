@@ -93,6 +93,10 @@ const std::vector<smoke_case>& cases_table() {
         "iterations=[10,32,100,316,1000,3162,10000], n=[1000,1000,1000,1000,1000,1000,1000], "
         "d=[10,10,10,10,10,10,10], epsilon=[1.0,1.0,1.0,1.0,1.0,1.0,1.0], "
         "t_scale=[0.1,0.1,0.1,0.1,0.1,0.1,0.1]}]"}},
+      // Algorithm 5 at d = 16 only (the check's cells, the quick form's 4 n and 200
+      // replications); the other checks: dd_central_checks_test.cpp.
+      {"dd_central_mean", "alg5_privacy_vs_n", {"grid.estimator=alg5", "grid.d=[16]"}},
+      {"dd_kv_baseline", "tracks_rate", {"grid.epsilon=[1.0]"}},
   };
   return t;
 }
