@@ -32,7 +32,10 @@
 //   sq_err_private    ‖A − X̄‖²                          the privacy part alone
 //   private_shape     ‖A − X̄‖²/(τ² ln(1/ρ_c))           Thm 4.2's privacy term without its
 //                     τ² ln(1/ρ_c) factor: ∝ d²/(n²ε²) (advanced composition, nothing clipped)
-//   oracle_mse        d·Var(X̄) + 2 d b², b the Laplace scale at the correct radius/σ
+//   oracle_mse        d·Var(X̄) + 2 d b², b the paper's Laplace scale 12τ/(n_m ε′) with ε′ from
+//                     advanced composition (d > 1) and the T-radius (user_split), or KV's scale at
+//                     the data's σ = 1 — whatever the cell's composition, radius_T or kv_sigma,
+//                     so that a negative control is measured against the theory's curve
 //   sq_err_over_oracle
 //   cor_bound         the two leading terms of Cor D.7 / Cor 5.6 (S1.fix.grouping):
 //                     d ρ ln(4 n_h) (1/n_h + d ln(2/δ)/(n_h² ε²)), ρ = 1 (split) or ρ⋆/T
