@@ -165,7 +165,7 @@ metrics run(const cell_context& c) {
         tau = estimators::tau_subgaussian(1.0, n * d, gamma);
       }
     }
-    estimators::winsorized_mean_hd_options o{eps, delta, estimators::interval_rule::paper(tau)};
+    estimators::winsorized_mean_hd_options o{{eps, delta}, estimators::interval_rule::paper(tau)};
     o.choice = parse_choice(p.get_string("composition"));
     o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms exactly
     estimators::mean_hd_result r;
@@ -212,8 +212,7 @@ metrics run(const cell_context& c) {
     if (est == "kv") {
       estimators::kv_mean_options o;
       o.noise = mechanisms::noise_kind::research_grade;
-      o.epsilon = eps;
-      o.delta = delta;
+      o.target = {eps, delta};
       o.sigma = p.get_double("kv_sigma");
       o.beta = gamma;
       const auto r = estimators::kv_mean(x, o, g).mean;

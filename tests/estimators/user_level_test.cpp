@@ -92,7 +92,7 @@ TEST(UserLevel, UserSampleSplitIsTheSplitOnAverages) {
   const std::size_t n = 301, T = 4, half = 150;
   auto v = normal_data(n * T, -2.0, 1.0, 61);
   const double tau = tau_subgaussian(1.0 / T, half, 0.5);  // tau^2 = 2 (rho/T) ln(4 n_half)
-  sample_split_options o{{0.8, 1e-6, interval_rule::paper(tau)}, false};
+  sample_split_options o{{{0.8, 1e-6}, interval_rule::paper(tau)}, false};
   o.base.noise = mechanisms::noise_kind::research_grade;  // recomputed draws
   const auto g0 = rng::stream(2, 5, 1, rng::purpose::noise);
   auto g1 = g0;
