@@ -28,7 +28,9 @@
 namespace dpx::estimators {
 namespace {
 
+using testing::brute_bins;
 using testing::normal_data;
+using testing::plain_mean;
 
 TEST(UserLevel, AveragesRectangularAndRagged) {
   const std::vector<double> v = {1,
@@ -82,6 +84,39 @@ TEST(UserLevel, UserMeanIsAlgorithm5OnAverages) {
   EXPECT_EQ(re.estimate, ref.estimate[0]);
   EXPECT_EQ(re.privacy.unit, core::privacy_unit::user);
   EXPECT_DOUBLE_EQ(tau_random_effects(0.5, 0.25, 100, 0.1), std::sqrt(1.5 * std::log(2000.0)));
+}
+
+// S1 Cor 5.6: the sample split on user averages. Recomputed independently: the averages by
+// hand, the first floor(n/2) users' histogram draws skipped, and the released value is the plain
+// mean of the second half's averages plus the recomputed Laplace draw (nothing is clipped).
+TEST(UserLevel, UserSampleSplitIsTheSplitOnAverages) {
+  const std::size_t n = 301, T = 4, half = 150;
+  auto v = normal_data(n * T, -2.0, 1.0, 61);
+  const double tau = tau_subgaussian(1.0 / T, half, 0.5);  // tau^2 = 2 (rho/T) ln(4 n_half)
+  sample_split_options o{{{0.8, 1e-6}, interval_rule::paper(tau)}, false};
+  o.base.noise = mechanisms::noise_kind::research_grade;  // recomputed draws
+  const auto g0 = rng::stream(2, 5, 1, rng::purpose::noise);
+  auto g1 = g0;
+  const auto r = user_sample_split_mean(panel_view{v, n, T, 1}, o, g1);
+  std::vector<double> avg(n);
+  for (std::size_t u = 0; u < n; ++u)
+    avg[u] = (v[u * T] + v[u * T + 1] + v[u * T + 2] + v[u * T + 3]) / 4.0;
+  std::span<const double> z(avg.data(), half), rest(avg.data() + half, n - half);
+  EXPECT_EQ(r.n, n);
+  EXPECT_EQ(r.privacy.unit, core::privacy_unit::user);
+  EXPECT_EQ(r.privacy.epsilon, 0.8);
+  EXPECT_EQ(r.diag[0].occupied_bins, brute_bins(z, 2 * tau).size());
+  ASSERT_EQ(r.diag[0].clipped_fraction, 0.0);
+  EXPECT_DOUBLE_EQ(r.noise_scale, 2.0 * 3 * tau / ((n - half) * 0.4));
+  auto g2 = g0;
+  for (std::size_t i = 0; i < r.diag[0].occupied_bins; ++i)
+    (void)mechanisms::laplace::from_scale(2.0 / (0.4 * half)).sample(g2);
+  const double noise = mechanisms::laplace::from_scale(r.noise_scale).sample(g2);
+  EXPECT_NEAR(r.estimate[0], plain_mean(rest) + noise, 1e-12);
+  auto g3 = g0;
+  EXPECT_THROW(
+      user_sample_split_mean(panel_view{std::span<const double>(v).first(T), 1, T, 1}, o, g3),
+      core::invalid_argument_error);
 }
 
 TEST(Longitudinal, PerUserOlsWlsAndSingular) {

@@ -96,6 +96,10 @@ const std::vector<smoke_case>& cases_table() {
       // Theorem 1 measured: only the eps = inf cells measure the sensitivity (deterministic
       // ratios; the control fails at theta = 0.9 only at the quick form's t = 3000).
       {"online_kernel_rate", "thm1_sup_sensitivity", {"grid.epsilon=[inf]"}},
+      // Algorithm 5 at d = 16 only (the check's cells, the quick form's 4 n and 200
+      // replications); the other checks: dd_central_checks_test.cpp.
+      {"dd_central_mean", "alg5_privacy_vs_n", {"grid.estimator=alg5", "grid.d=[16]"}},
+      {"dd_kv_baseline", "tracks_rate", {"grid.epsilon=[1.0]"}},
   };
   return t;
 }

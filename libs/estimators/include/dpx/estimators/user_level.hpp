@@ -2,6 +2,7 @@
 /// \file
 /// User-level estimators in the central model (S1 §5; docs/theory/dependent-data.md §4.1–§4.3):
 ///   * user_mean               — Algorithm 5 on the user averages μ̂_u (S1 Def 5.1, Cor 5.4);
+///   * user_sample_split_mean  — the sample-split estimator on the user averages (S1 Cor 5.6);
 ///   * random_effects_mean     — the same estimator for the random-effects location model
 ///                               (S1 Def 5.8, Cor 5.10), with its radius helper;
 ///   * longitudinal_regression — "divide and conquer": per-user OLS (or weighted/GLS) β̂_u, then
@@ -70,6 +71,22 @@ mean_hd_result user_mean(std::span<const double> rows,
                          G& g) {
   const std::vector<double> avg = user_averages(rows, d, offsets);
   mean_hd_result r = winsorized_mean_hd(avg, d, o, g);
+  r.privacy.unit = core::privacy_unit::user;
+  return r;
+}
+
+/// User-level sample-split mean (S1 Cor 5.6 with Remarks 5.5 and 5.7; docs/theory/dependent-data.md
+/// §3.5, §4.1): sample_split_mean on the user averages μ̂_u — the first ⌊n/2⌋ users give the
+/// midpoints (Algorithm 3 per coordinate), the other users' averages are clipped to
+/// Π_j [m̂_j ± κ], averaged and released with Lap(2κ/(|X| ε_m)) per coordinate. Each user is one
+/// row of one half, so the guarantee of sample_split_mean holds at user level: (ε, δ)-uDP (basic /
+/// d = 1) or (ε, δ + ρ_c)-uDP (advanced), replace-one user; result.n = number of users. The
+/// paper's radius: τ² ≍ ρ⋆ ln(4n)/T. Needs n ≥ 2 users.
+template <std::uniform_random_bit_generator G>
+mean_hd_result user_sample_split_mean(const panel_view& p, const sample_split_options& o, G& g) {
+  p.validate("user_sample_split_mean");
+  const std::vector<double> avg = user_averages(p);
+  mean_hd_result r = sample_split_mean(avg, p.dims, o, g);
   r.privacy.unit = core::privacy_unit::user;
   return r;
 }
