@@ -70,6 +70,16 @@ struct priestley_chao_options {
 
 /// Public radius τ for n observations (Lemma 4.9 or τ_safe).
 double priestley_chao_tau(const priestley_chao_options& o, std::size_t n);
+/// The same radius from its public constants (shared with local_priestley_chao): kernel k,
+/// bandwidth b > 0, L_f ≥ 0, ‖f‖_∞ ≥ 0, σ_max² > 0, γ ∈ (0, 1), n ≥ 1.
+double priestley_chao_tau(kernel_kind k,
+                          double bandwidth,
+                          double lipschitz,
+                          double sup_norm,
+                          double noise_variance_max,
+                          double gamma,
+                          pc_radius radius,
+                          std::size_t n);
 /// Bandwidth of Cor 4.11 with unit constants [R]: b = (σ_max²/n)^{1/3} ∨ (σ_max/(nε))^{1/2}.
 double priestley_chao_bandwidth(double noise_variance_max, std::size_t n, double epsilon);
 /// Interior margin ζ = b sqrt(2 ln(2/b)) (S1 Lemma 4.9: the rate holds for x ∈ [ζ, 1 − ζ]).
