@@ -19,6 +19,13 @@
 // part is 576 ρ ln(·)/(Tnε²), ≥ 99% of the MSE here), so a unit-constant sum of the two is not
 // the error's shape (docs/experiments/dd_local.md, 2026-11-26).
 //
+// model = "regression" (Cor 6.10): dpx::data::longitudinal, p = 3 columns (1, t/T, z_t; z i.i.d.
+// N(0, 1)), β = (1, 1, 1), errors a stationary AR(1) over t (phi); local_longitudinal_regression
+// (per-user OLS, then the protocol per coordinate, basic composition ε/3), radius Lemma 5.15's
+// τ² = 2(θ_hi/θ_lo²)σ² ln(2pn/γ)/T with γ = 1/(Tnε²), θ of the population design moment and
+// σ² = λ_max(Σ_u); rate = Cor 6.10's privacy term p²θ_hiσ² ln(2pTn²ε²)/(θ_lo² T n ε²) (with basic
+// composition the MSE carries p³ instead of p², a constant at p = 3).
+//
 // model = "nonparametric" (Cor 6.7): Y_i = f(i/n) + ε_i, f = sin(2πx), ε a stationary AR(1)
 // (dpx::data::nonparametric); local_priestley_chao at x0 with the bandwidth of Cor 6.7
 // (local_priestley_chao_bandwidth; bandwidth_rule = "central" uses Cor 4.11's, a control).
@@ -34,6 +41,7 @@
 // "off" (the users' Laplace draws removed) or "central" (their average rescaled by 1/√n: the
 // central model's 2(12τ/(nε))²), tau_time_power = 0 (radius without the 1/T of Thm 6.5),
 // radius = "per_user" / "no_groups", bandwidth_rule = "central".
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <map>
@@ -43,6 +51,7 @@
 #include "../dd_common/dd_common.hpp"
 #include "dpx/data/nonparametric.hpp"
 #include "dpx/data/user_models.hpp"
+#include "dpx/estimators/common.hpp"
 #include "dpx/estimators/detail/kernels.hpp"
 #include "dpx/estimators/local.hpp"
 #include "dpx/estimators/local_regression.hpp"
@@ -142,6 +151,72 @@ metrics run_mean(const cell_context& c) {
           {"bins", static_cast<double>(r.diag.released_bins)}};
 }
 
+metrics run_regression(const cell_context& c) {
+  const auto& p = c.params;
+  const auto n = static_cast<std::size_t>(p.get_int("n"));
+  const auto T = static_cast<std::size_t>(p.get_int("T"));
+  constexpr std::size_t kP = 3;
+  const double dn = static_cast<double>(n), dT = static_cast<double>(T), dp = kP;
+  const double eps = dd::cell_epsilon(p, dn);
+  data::longitudinal_options lo;
+  lo.users = n;
+  lo.times = T;
+  lo.p = kP;
+  lo.sigma = 1.0;
+  lo.phi = p.get_double("phi");
+  const data::longitudinal model(lo);
+  thread_local std::map<std::string, double> sigma2s;  // λ_max(Σ_u), per (T, phi)
+  const std::string key = std::to_string(T) + "/" + harness::render(p.at("phi"));
+  auto it = sigma2s.find(key);
+  if (it == sigma2s.end()) it = sigma2s.emplace(key, model.log_sobolev()).first;
+  const double sigma2 = it->second;
+  const auto [theta_lo, theta_hi] = dd::longitudinal_population_theta(T);
+  // Lemma 5.15's radius with Thm 6.5's γ = 1/(Tnε²): τ² = 2(θ_hi/θ_lo²)σ² ln(2pTn²ε²)/T^a.
+  const double gamma = estimators::local_user_gamma(T, n, eps);
+  const double a = p.get_double("tau_time_power");
+  const double tau = estimators::tau_regression(theta_lo, theta_hi, sigma2, kP, n, T, gamma) *
+                     std::sqrt(std::pow(dT, 1.0 - a));
+  estimators::local_longitudinal_options o;
+  o.base.noise = mechanisms::noise_kind::research_grade;
+  o.base.epsilon = eps;
+  o.base.rule = estimators::interval_rule::paper(tau);
+  o.base.bound = p.get_double("bound");
+  auto gd = c.stream(rng::purpose::data);
+  const auto s = model.sample(gd);
+  const estimators::panel_view xv{s.x.values(), n, T, kP};
+  auto g = c.stream(rng::purpose::noise);
+  const auto r = estimators::local_longitudinal_regression(xv, s.y.values(), o, g);
+  std::size_t singular = 0;
+  const auto bu = estimators::detail::per_user_coefficients(
+      xv, s.y.values(), estimators::regression_weighting::ols, {}, &singular);
+  const double f = noise_factor(p.get_string("noise"), dn);
+  double se = 0, sp = 0, clipped = 0, miss = 0;
+  std::vector<double> col(n);
+  for (std::size_t j = 0; j < kP; ++j) {
+    estimators::detail::copy_column(bu, kP, j, col);
+    const double cm =
+        estimators::detail::clipped_sum(col, r.fit.ranges[j].lo, r.fit.ranges[j].hi).sum / dn;
+    const double est = cm + (r.fit.estimate[j] - cm) * f;
+    se += (est - model.beta()[j]) * (est - model.beta()[j]);
+    sp += (est - cm) * (est - cm);
+    clipped = std::max(clipped, r.fit.diag[j].clipped_fraction);
+    if (std::abs(r.fit.ranges[j].midpoint() - model.beta()[j]) > 2.0 * tau) miss = 1.0;
+  }
+  // Cor 6.10's privacy term with the log kept exactly: p² θ_hi σ² ln(2pTn²ε²)/(θ_lo² T n ε²).
+  const double rate = dp * dp * theta_hi * sigma2 * std::log(2.0 * dp * dT * dn * dn * eps * eps) /
+                      (theta_lo * theta_lo * dT * dn * eps * eps);
+  return {{"sq_err", se},
+          {"rate", rate},
+          {"sq_err_over_rate", se / rate},
+          {"oracle_mse", 0.0},
+          {"sq_err_over_oracle", 0.0},
+          {"sq_err_private", sp},
+          {"clipped_fraction", clipped},
+          {"midpoint_miss", miss},
+          {"tau", tau},
+          {"bins", static_cast<double>(r.fit.diag[0].released_bins)}};
+}
+
 metrics run_nonparametric(const cell_context& c) {
   const auto& p = c.params;
   const auto n = static_cast<std::size_t>(p.get_int("n"));
@@ -198,22 +273,24 @@ metrics run_nonparametric(const cell_context& c) {
 metrics run(const cell_context& c) {
   const std::string model = c.params.get_string("model");
   if (model == "mean") return run_mean(c);
+  if (model == "regression") return run_regression(c);
   if (model == "nonparametric") return run_nonparametric(c);
-  core::throw_invalid(kName, "model", model, "must be mean or nonparametric");
+  core::throw_invalid(kName, "model", model, "must be mean, regression or nonparametric");
 }
 
 harness::driver make() {
   harness::driver d;
   d.name = kName;
+  // 2: the rate is the privacy term only (1: plus a unit-constant statistical term).
   d.version = "2";
   d.description =
-      "Local model, user level (S1 Thm 6.5, Cor 6.6-6.9): local user mean, random effects, "
-      "Priestley-Chao";
+      "Local model, user level (S1 Thm 6.5, Cor 6.6-6.10): local user mean, random effects, "
+      "longitudinal regression, Priestley-Chao";
   d.params = {
       {"model",
-       "mean | nonparametric",
+       "mean | regression | nonparametric",
        param_value{std::string("mean")},
-       harness::one_of({"mean", "nonparametric"})},
+       harness::one_of({"mean", "regression", "nonparametric"})},
       {"sweep",
        "label of the cell's sweep (no effect on the computation)",
        param_value{std::string("")}},
