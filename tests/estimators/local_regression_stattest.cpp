@@ -68,16 +68,9 @@ TEST(LocalPriestleyChaoStatistical, NoiseVarianceOfTheAverage) {
 TEST(LocalRegressionStatistical, LongitudinalUnbiasedBothNoiseKinds) {
   const std::size_t n = 500, T = 6, p = 3, reps = 400;
   const std::vector<double> beta = {0.3, 1.2, -0.8};  // away from the bin edges (2τk ± τ)
-  const auto z = normal_data(n * T, 0.0, 1.0, 52);
-  std::vector<double> x(n * T * p), y(n * T);
-  for (std::size_t u = 0; u < n; ++u)
-    for (std::size_t t = 0; t < T; ++t) {
-      const std::size_t r = u * T + t;
-      x[r * p] = 1.0;
-      x[r * p + 1] = static_cast<double>(t + 1) / static_cast<double>(T);
-      x[r * p + 2] = z[r];
-      y[r] = beta[0] + beta[1] * x[r * p + 1] + beta[2] * z[r];
-    }
+  const testing::linear_panel lp(n, T, beta, 52);
+  const std::vector<double>& x = lp.x;
+  const std::vector<double>& y = lp.y;
   for (auto kind : {mechanisms::noise_kind::research_grade, mechanisms::noise_kind::float_safe}) {
     local_longitudinal_options o;
     o.base.epsilon = 3.0;

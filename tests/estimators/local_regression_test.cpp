@@ -82,16 +82,9 @@ TEST(LocalUserLevel, RandomEffectsIsLocalMeanOnUserAverages) {
 TEST(LocalRegression, LongitudinalIsLocalMeanHdOnPerUserCoefficients) {
   const std::size_t n = 300, T = 8, p = 3;
   const std::vector<double> beta = {1.0, -2.0, 0.3};  // away from the bin edges (2τk ± τ)
-  const auto z = normal_data(n * T, 0.0, 1.0, 902);
-  std::vector<double> x(n * T * p), y(n * T);
-  for (std::size_t u = 0; u < n; ++u)
-    for (std::size_t t = 0; t < T; ++t) {
-      const std::size_t r = u * T + t;
-      x[r * p] = 1.0;
-      x[r * p + 1] = static_cast<double>(t + 1) / static_cast<double>(T);
-      x[r * p + 2] = z[r];
-      y[r] = beta[0] * x[r * p] + beta[1] * x[r * p + 1] + beta[2] * x[r * p + 2];
-    }
+  const testing::linear_panel lp(n, T, beta, 902);
+  const std::vector<double>& x = lp.x;
+  const std::vector<double>& y = lp.y;
   std::vector<double> rows(n * p);
   for (std::size_t u = 0; u < n; ++u)
     for (std::size_t j = 0; j < p; ++j) rows[u * p + j] = beta[j];

@@ -112,24 +112,14 @@ priestley_chao_result local_priestley_chao(std::span<const double> y,
   const double slack = o.composition_slack > 0.0 ? o.composition_slack : 1e-6;
   r.budget = split_budget(o.epsilon, 0.0, points.size(), slack, o.choice);
   const interval_rule rule = interval_rule::paper(r.tau);
-  const double zeta = priestley_chao_margin(o.bandwidth);
-  std::vector<double> z(n);
-  double spent = 0.0;
-  for (std::size_t j = 0; j < points.size(); ++j) {
-    detail::priestley_chao_terms(y, points[j], o.bandwidth, o.kernel, z);
-    mean_result m =
-        detail::local_core(z, rule, o.sup_norm, r.budget.epsilon, o.literal_budget, o.noise, g);
-    r.estimate.push_back(m.estimate);
-    r.ranges.push_back(m.range);
-    r.diag.push_back(m.diag);
-    r.interior.push_back(points[j] >= zeta && points[j] <= 1.0 - zeta);
-    r.noise_scale = m.noise_scale;
-    spent = m.privacy.epsilon;  // per point (ε′, or 3ε′/4 literal)
-    for (auto& e : m.ledger) {
-      e.step += "[" + std::to_string(j) + "]";
-      r.ledger.push_back(std::move(e));
-    }
-  }
+  double spent = 0.0;  // per point (ε′, or 3ε′/4 with the literal budget)
+  detail::priestley_chao_points(
+      y, points, o.bandwidth, o.kernel, r, [&](std::span<const double> z) {
+        mean_result m =
+            detail::local_core(z, rule, o.sup_norm, r.budget.epsilon, o.literal_budget, o.noise, g);
+        spent = m.privacy.epsilon;
+        return m;
+      });
   r.privacy = {r.budget.total_epsilon * (spent / r.budget.epsilon),
                r.budget.total_delta,
                core::privacy_unit::item,
