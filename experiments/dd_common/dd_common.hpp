@@ -3,6 +3,7 @@
 /// Helpers shared by the dependent-data experiment drivers (experiments/dd_*;
 /// docs/theory/dependent-data.md §8–§9). Header-only; included by each dd_* driver.cpp.
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <map>
@@ -86,6 +87,24 @@ inline harness::param_decl sensitivity_n_param() {
 inline double sensitivity_n_factor(const harness::param_map& p, double n, double power = 1.0) {
   const auto k = p.get_int("sensitivity_n");
   return k > 0 ? std::pow(n / static_cast<double>(k), power) : 1.0;
+}
+
+/// Extreme eigenvalues (θ_lo, θ_hi) of the POPULATION design moment E X_uᵀX_u/T of
+/// dpx::data::longitudinal with p = 3 columns (1, t/T, z_t), z unit-variance and independent of t:
+/// [[1, m1, 0], [m1, m2, 0], [0, 0, 1]], m1 = mean t/T, m2 = mean (t/T)², t = 1..T (Roth &
+/// Avella-Medina 2025 Lemma 5.15's θ, public because it is the model's, never the data's).
+inline std::pair<double, double> longitudinal_population_theta(std::size_t T) {
+  double m1 = 0, m2 = 0;
+  for (std::size_t t = 1; t <= T; ++t) {
+    const double v = static_cast<double>(t) / static_cast<double>(T);
+    m1 += v;
+    m2 += v * v;
+  }
+  m1 /= static_cast<double>(T);
+  m2 /= static_cast<double>(T);
+  const double tr = 1.0 + m2, det = m2 - m1 * m1;
+  const double disc = std::sqrt(std::max(0.0, tr * tr / 4.0 - det));
+  return {std::min(tr / 2.0 - disc, 1.0), std::max(tr / 2.0 + disc, 1.0)};
 }
 
 inline double mean_of(std::span<const double> x) {

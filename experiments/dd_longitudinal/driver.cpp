@@ -88,19 +88,7 @@ model_constants constants_for(const cell_context& c,
     k.v_star = std::max(k.v_star, q);
     k.trace_cov += q;
   }
-  // Population design moment: [[1, m1, 0], [m1, m2, 0], [0, 0, 1]], m1 = mean t/T, m2 = mean
-  // (t/T)².
-  double m1 = 0, m2 = 0;
-  for (std::size_t t = 1; t <= T; ++t) {
-    const double v = static_cast<double>(t) / static_cast<double>(T);
-    m1 += v;
-    m2 += v * v;
-  }
-  m1 /= static_cast<double>(T);
-  m2 /= static_cast<double>(T);
-  const double tr = 1.0 + m2, det = m2 - m1 * m1;
-  const double disc = std::sqrt(std::max(0.0, tr * tr / 4.0 - det));
-  const double lo = std::min(tr / 2.0 - disc, 1.0), hi = std::max(tr / 2.0 + disc, 1.0);
+  const auto [lo, hi] = dd::longitudinal_population_theta(T);
   k.tau_lemma2 = (hi / (lo * lo)) * pilot_model.log_sobolev();
   return k;
 }

@@ -42,6 +42,22 @@ inline double plain_mean(std::span<const double> x) {
   return static_cast<double>(s / static_cast<long double>(x.size()));
 }
 
+/// A noiseless longitudinal panel: n users × T rows of (1, t/T, z_t), z ~ N(0, 1) i.i.d. (seed),
+/// and responses y = x β exactly (β of length 3), so that every user's OLS coefficient is β.
+struct linear_panel {
+  std::vector<double> x, y;
+  linear_panel(std::size_t n, std::size_t T, const std::vector<double>& beta, std::uint64_t seed)
+      : x(n * T * 3), y(n * T) {
+    const auto z = normal_data(n * T, 0.0, 1.0, seed);
+    for (std::size_t r = 0; r < n * T; ++r) {
+      x[r * 3] = 1.0;
+      x[r * 3 + 1] = static_cast<double>(r % T + 1) / static_cast<double>(T);
+      x[r * 3 + 2] = z[r];
+      y[r] = beta[0] + beta[1] * x[r * 3 + 1] + beta[2] * z[r];
+    }
+  }
+};
+
 /// Occupied bins for bins (w k - w/2, w k + w/2], by a direct scan of the bin edges.
 inline std::set<std::int64_t> brute_bins(std::span<const double> x, double w) {
   std::set<std::int64_t> s;

@@ -60,6 +60,12 @@ const std::vector<smoke_case>& cases_table() {
       {"dd_dependence_cost",
        "tracks_oracle_iid",
        {"grid.zip=[{design=[\"iid\"], phi=[0.0]}]", "grid.epsilon=[1.0]"}},
+      // Local random effects against the group size (n = 2048, T = 16: the preset's cheapest sweep,
+      // 500 replications as in the quick form: slope sd ~0.019 against the ±0.1 tolerance).
+      {"dd_local",
+       "random_effects_vs_group_size",
+       {"grid.zip=[{sweep=[\"ng\",\"ng\",\"ng\",\"ng\",\"ng\"], n=[2048,2048,2048,2048,2048], "
+        "T=[16,16,16,16,16], group_size=[1,4,16,64,256], sigma_u=[0.5,0.5,0.5,0.5,0.5]}]"}},
       {"dd_longitudinal",
        "statistical_rate",
        {"grid.T=[10]", "grid.weighting=ols", "grid.n=[250,1000,4000]", "replications=400"}},

@@ -311,6 +311,7 @@ TEST_F(Faults, EveryDriverRejectsAZeroSampleSizeBeforeCompute) {
       {"dd_privacy_cost", "n = [100]\nepsilon = [1.0]\ngamma = [1.5]", "gamma"},
       {"dd_random_effects", "n = [1]\nT = [10]\nepsilon = [1.0]", "n"},
       {"dd_variance_plugin", "n = [100]\nmethod = [\"nope\"]", "method"},
+      {"dd_local", "n = [1]", "n"},
       // The negative-control parameters (docs/presets.md, "Controls").
       {"private_mean",
        "n = [100]\nepsilon = [1.0]\nmechanism = [\"laplace\"]\n"

@@ -23,6 +23,17 @@ std::size_t local_mean_options::bins() const {
   return 2 * static_cast<std::size_t>(k) + 1;
 }
 
+double local_user_gamma(std::size_t times, std::size_t users, double epsilon) {
+  constexpr const char* fn = "local_user_gamma";
+  if (times == 0) core::throw_invalid(fn, "times", "0", "must be >= 1");
+  if (users == 0) core::throw_invalid(fn, "users", "0", "must be >= 1");
+  core::check_positive(fn, "epsilon", epsilon);
+  const double t = static_cast<double>(times) * static_cast<double>(users) * epsilon * epsilon;
+  if (!(t > 1.0))
+    core::throw_invalid(fn, "epsilon", epsilon, "must give T n eps^2 > 1 (gamma < 1)");
+  return 1.0 / t;
+}
+
 namespace detail {
 std::vector<std::int64_t> local_bins(std::span<const double> x, double width, std::int64_t K) {
   std::vector<std::int64_t> out(x.size());

@@ -34,11 +34,29 @@ void priestley_chao_options::validate() const {
 
 double priestley_chao_tau(const priestley_chao_options& o, std::size_t n) {
   o.validate();
-  if (n == 0) core::throw_invalid("priestley_chao_tau", "n", "0", "must be >= 1");
-  const kernel_constants k = constants(o.kernel);
-  const double b = o.bandwidth, lf = o.lipschitz, fs = o.sup_norm, s2 = o.noise_variance_max;
-  const double l = std::log(2.0 * static_cast<double>(n) / o.gamma);
-  if (o.radius == pc_radius::safe)
+  return priestley_chao_tau(
+      o.kernel, o.bandwidth, o.lipschitz, o.sup_norm, o.noise_variance_max, o.gamma, o.radius, n);
+}
+
+double priestley_chao_tau(kernel_kind kind,
+                          double bandwidth,
+                          double lipschitz,
+                          double sup_norm,
+                          double noise_variance_max,
+                          double gamma,
+                          pc_radius radius,
+                          std::size_t n) {
+  constexpr const char* fn = "priestley_chao_tau";
+  core::check_positive(fn, "bandwidth", bandwidth);
+  core::check_nonnegative(fn, "lipschitz", lipschitz);
+  core::check_nonnegative(fn, "sup_norm", sup_norm);
+  core::check_positive(fn, "noise_variance_max", noise_variance_max);
+  core::check_open_interval(fn, "gamma", gamma, 0.0, 1.0);
+  if (n == 0) core::throw_invalid(fn, "n", "0", "must be >= 1");
+  const kernel_constants k = constants(kind);
+  const double b = bandwidth, lf = lipschitz, fs = sup_norm, s2 = noise_variance_max;
+  const double l = std::log(2.0 * static_cast<double>(n) / gamma);
+  if (radius == pc_radius::safe)
     return fs * (1.0 + k.sup / b) + std::sqrt(s2) * k.sup * std::sqrt(2.0 * l) / b;
   // Lemma 4.9 as printed (the ‖K‖_∞ inside the root is not squared; with ‖K‖_∞ < 1 the printed
   // value is the larger, hence safe, one: docs/theory/dependent-data.md §10 item 6).

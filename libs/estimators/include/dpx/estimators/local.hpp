@@ -7,7 +7,10 @@
 ///     [R]: round 1 RR histogram bits → server broadcasts Î = [m̂ ± κ]; round 2 each user sends
 ///     clip(x_i, Î) + Lap(2κ/ε_m) and the server averages;
 ///   * local_mean_hd             — Algorithm 5 wrapped around Algorithm 8 (basic or advanced);
-///   * local_user_mean           — the same on user averages μ̂_u (user level).
+///   * local_user_mean           — the same on user averages μ̂_u (user level; S1 Thm 6.5, Cor 6.6,
+///     Cor 6.8), with Thm 6.5's γ ≍ 1/(Tnε²) from local_user_gamma;
+///   * local_random_effects_mean — the same for the random-effects location model (d = 1; S1
+///     Cor 6.9). Regression (Cor 6.7, 6.10): local_regression.hpp.
 ///
 /// Privacy: each user's messages are ε-LDP for ANY two inputs of that user (S1 Def 6.1; recorded
 /// as replace-one), by composing the rounds. The public bound B (|μ| ≤ B, bins cover [−B, B])
@@ -228,13 +231,41 @@ mean_hd_result local_mean_hd(std::span<const double> x,
   return r;
 }
 
-/// Local user-level mean (S1 §6, Thm 6.5/Cor 6.6): every user locally averages their T×d block
-/// and runs local_mean_hd's protocol on μ̂_u. Privacy unit: user.
+/// γ of S1 Thm 6.5 / Cor 6.6 with unit constant: γ = 1/(T n ε²), so that the user-level radius
+/// tau_user(ρ, T, n, d, γ) = sqrt(2ρ ln(2dn/γ)/T) is Thm 6.5's τ² ≍ ρ ln(2dTn²ε²)/T
+/// (docs/theory/dependent-data.md §5.3). Needs T n ε² > 1 (γ < 1); ε is the per-coordinate budget
+/// the radius is used with. Utility only: privacy never depends on it.
+double local_user_gamma(std::size_t times, std::size_t users, double epsilon);
+
+/// Local user-level mean (S1 §6, Thm 6.5, Cor 6.6, Cor 6.8): every user locally averages their
+/// T×d block and runs local_mean_hd's protocol on μ̂_u (two rounds per coordinate: RR histogram
+/// bits, then clip(μ̂_u,j, Î_j) + Lap(2κ/ε′_m)). Neighbouring: replace-one USER (a user's whole
+/// block may change): each user's messages depend on that user's block only, through μ̂_u, so
+/// every user's randomiser is ε-LDP (basic or d = 1) or (ε, ρ_c)-LDP (advanced) for any two
+/// blocks — the record being the block does not change the per-user sensitivity (2κ per
+/// coordinate after clipping). Privacy unit: user. Radius for Thm 6.5: tau_user(ρ, T, n, d,
+/// local_user_gamma(T, n, ε′)).
 template <std::uniform_random_bit_generator G>
 mean_hd_result local_user_mean(const panel_view& p, const local_mean_options& o, G& g) {
   p.validate("local_user_mean");
   const std::vector<double> avg = user_averages(p);
   mean_hd_result r = local_mean_hd(avg, p.dims, o, g);
+  r.privacy.unit = core::privacy_unit::user;
+  return r;
+}
+
+/// Local random-effects location estimate (S1 Def 5.8, Cor 6.9): the local user-level mean on
+/// μ̂_u = (1/T) Σ_t Y_{g(u),u,t}, d = 1, ε-LDP per user (user level, replace-one). Cor 6.9's
+/// radius plugs Lemma 5.9's joint constant ρ = max_g σ_U² n_g T + σ² into Thm 6.5; the per-user
+/// constant of Rem 5.3 (λ_max(σ_U² 11ᵀ + Σ_u)) also gives a valid, smaller radius.
+template <std::uniform_random_bit_generator G>
+mean_result local_random_effects_mean(const panel_view& p, const local_mean_options& o, G& g) {
+  constexpr const char* fn = "local_random_effects_mean";
+  if (p.dims != 1) core::throw_invalid(fn, "dims", std::to_string(p.dims), "must be 1");
+  p.validate(fn);
+  o.validate(fn);
+  const std::vector<double> avg = user_averages(p);
+  mean_result r = detail::local_core(avg, o.rule, o.bound, o.epsilon, o.literal_budget, o.noise, g);
   r.privacy.unit = core::privacy_unit::user;
   return r;
 }

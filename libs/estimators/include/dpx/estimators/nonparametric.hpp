@@ -69,6 +69,16 @@ struct priestley_chao_options {
 
 /// Public radius τ for n observations (Lemma 4.9 or τ_safe).
 double priestley_chao_tau(const priestley_chao_options& o, std::size_t n);
+/// The same radius from its public constants (shared with local_priestley_chao): kernel k,
+/// bandwidth b > 0, L_f ≥ 0, ‖f‖_∞ ≥ 0, σ_max² > 0, γ ∈ (0, 1), n ≥ 1.
+double priestley_chao_tau(kernel_kind k,
+                          double bandwidth,
+                          double lipschitz,
+                          double sup_norm,
+                          double noise_variance_max,
+                          double gamma,
+                          pc_radius radius,
+                          std::size_t n);
 /// Bandwidth of Cor 4.11 with unit constants [R]: b = (σ_max²/n)^{1/3} ∨ (σ_max/(nε))^{1/2}.
 double priestley_chao_bandwidth(double noise_variance_max, std::size_t n, double epsilon);
 /// Interior margin ζ = b sqrt(2 ln(2/b)) (S1 Lemma 4.9: the rate holds for x ∈ [ζ, 1 − ζ]).
@@ -93,6 +103,33 @@ namespace detail {
 /// z[i] = y[i] K((i/n − x)/b)/b.
 void priestley_chao_terms(
     std::span<const double> y, double x, double bandwidth, kernel_kind k, std::span<double> z);
+
+/// The per-point loop shared by priestley_chao and local_priestley_chao: for each point j, the
+/// terms Z_i(x_j), one release `release(z)` (a mean_result: central Algorithm 4 or the local
+/// protocol), and r's per-point fields and ledger (steps suffixed "[j]").
+template <class Release>
+void priestley_chao_points(std::span<const double> y,
+                           std::span<const double> points,
+                           double bandwidth,
+                           kernel_kind kernel,
+                           priestley_chao_result& r,
+                           Release&& release) {
+  const double zeta = priestley_chao_margin(bandwidth);
+  std::vector<double> z(y.size());
+  for (std::size_t j = 0; j < points.size(); ++j) {
+    priestley_chao_terms(y, points[j], bandwidth, kernel, z);
+    mean_result m = release(std::span<const double>(z));
+    r.estimate.push_back(m.estimate);
+    r.ranges.push_back(m.range);
+    r.diag.push_back(m.diag);
+    r.interior.push_back(points[j] >= zeta && points[j] <= 1.0 - zeta);
+    r.noise_scale = m.noise_scale;
+    for (auto& e : m.ledger) {
+      e.step += "[" + std::to_string(j) + "]";
+      r.ledger.push_back(std::move(e));
+    }
+  }
+}
 }  // namespace detail
 
 /// Private Priestley–Chao at the public points (J ≥ 1; one point is the "at a point" case with
@@ -115,29 +152,18 @@ priestley_chao_result priestley_chao(std::span<const double> y,
   const double slack = o.composition_slack > 0.0 ? o.composition_slack : o.target.delta;
   r.budget = split_budget(o.target.epsilon, o.target.delta, points.size(), slack, o.choice);
   const interval_rule rule = interval_rule::paper(r.tau);
-  const double zeta = priestley_chao_margin(o.bandwidth);
-  std::vector<double> z(n);
-  for (std::size_t j = 0; j < points.size(); ++j) {
-    detail::priestley_chao_terms(y, points[j], o.bandwidth, o.kernel, z);
-    mean_result m = detail::winsorized_core(z,
-                                            rule,
-                                            0.5 * r.budget.epsilon,
-                                            r.budget.delta,
-                                            0.5 * r.budget.epsilon,
-                                            o.noise,
-                                            g,
-                                            fn,
-                                            "z");
-    r.estimate.push_back(m.estimate);
-    r.ranges.push_back(m.range);
-    r.diag.push_back(m.diag);
-    r.interior.push_back(points[j] >= zeta && points[j] <= 1.0 - zeta);
-    r.noise_scale = m.noise_scale;
-    for (auto& e : m.ledger) {
-      e.step += "[" + std::to_string(j) + "]";
-      r.ledger.push_back(std::move(e));
-    }
-  }
+  detail::priestley_chao_points(
+      y, points, o.bandwidth, o.kernel, r, [&](std::span<const double> z) {
+        return detail::winsorized_core(z,
+                                       rule,
+                                       0.5 * r.budget.epsilon,
+                                       r.budget.delta,
+                                       0.5 * r.budget.epsilon,
+                                       o.noise,
+                                       g,
+                                       fn,
+                                       "z");
+      });
   r.privacy = {r.budget.total_epsilon,
                r.budget.total_delta,
                core::privacy_unit::item,
