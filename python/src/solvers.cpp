@@ -492,6 +492,7 @@ void init_solvers(py::module_& m) {
   });
 
   init_solvers_private(m);
+  init_solvers_convex(m);
   init_online_kernel(m);
 }
 
