@@ -232,6 +232,42 @@ auto loss_keywords(const char* loss) {
   return std::make_tuple(py::arg("loss") = loss, py::arg("loss_parameter") = 1.0);
 }
 
+/// Binds an output / objective perturbation solver: name(X, y, rng, <option keywords>, loss,
+/// loss_parameter, noise_kind); `noisy(options)` says whether the run draws noise (then
+/// noise_kind must be research_grade), `solve(loss, options, engine)` runs it.
+template <class Gen, class Opt, class... T, class... Kw, class Noisy, class Solve>
+void def_perturbation(py::module_& m,
+                      const char* name,
+                      Opt (*build)(T...),
+                      std::tuple<Kw...> keywords,
+                      const char* default_loss,
+                      Noisy noisy,
+                      Solve solve,
+                      const char* doc) {
+  const std::string fn = std::string("solvers::") + name;
+  def_solver<Gen>(
+      m,
+      name,
+      build,
+      extras<const std::string&, double, const std::string&>{},
+      [fn, noisy, solve](const f64_in& x,
+                         const f64_in& y,
+                         Gen& g,
+                         const Opt& o,
+                         const std::string& loss,
+                         double parameter,
+                         const std::string& noise_kind) {
+        require_research_grade(fn.c_str(), noise_kind, noisy(o));
+        const auto v = dataset(fn.c_str(), x, y);
+        const losses::glm_loss l(parse_loss(loss), v, parameter);
+        return with_engine(g, gil_release_threshold, [&](auto& e) { return solve(l, o, e); });
+      },
+      std::tuple_cat(keywords,
+                     loss_keywords(default_loss),
+                     std::make_tuple(py::arg("noise_kind") = "float_safe")),
+      doc);
+}
+
 /// The result classes of the calibration functions.
 void bind_calibrations(py::module_& m) {
   py::class_<fw_calibration>(m, "FrankWolfeCalibration", "Calibration of DP Frank-Wolfe.")
@@ -368,53 +404,25 @@ void init_solvers_convex(py::module_& m) {
                                        py::arg("x0") = py::none(),
                                        py::arg("noise_kind") = "float_safe")),
         fw_doc);
-    def_solver<Gen>(
+    def_perturbation<Gen>(
         m,
         "output_perturbation",
         &op_options,
-        extras<const std::string&, double, const std::string&>{},
-        [](const f64_in& x,
-           const f64_in& y,
-           Gen& g,
-           const sol::output_perturbation_options& o,
-           const std::string& loss,
-           double parameter,
-           const std::string& noise_kind) {
-          const char* fn = "solvers::output_perturbation";
-          const bool noisy = o.calibration != sol::noise_calibration::fixed || o.noise_scale > 0;
-          require_research_grade(fn, noise_kind, noisy);
-          const auto v = dataset(fn, x, y);
-          const losses::glm_loss l(parse_loss(loss), v, parameter);
-          return with_engine(
-              g, gil_release_threshold, [&](auto& e) { return sol::output_perturbation(l, o, e); });
+        op_keywords(),
+        "least_squares",
+        [](const sol::output_perturbation_options& o) {
+          return o.calibration != sol::noise_calibration::fixed || o.noise_scale > 0;
         },
-        std::tuple_cat(op_keywords(),
-                       loss_keywords("least_squares"),
-                       std::make_tuple(py::arg("noise_kind") = "float_safe")),
+        [](const auto& l, const auto& o, auto& e) { return sol::output_perturbation(l, o, e); },
         op_doc);
-    def_solver<Gen>(
+    def_perturbation<Gen>(
         m,
         "objective_perturbation",
         &obj_options,
-        extras<const std::string&, double, const std::string&>{},
-        [](const f64_in& x,
-           const f64_in& y,
-           Gen& g,
-           const sol::objective_perturbation_options& o,
-           const std::string& loss,
-           double parameter,
-           const std::string& noise_kind) {
-          const char* fn = "solvers::objective_perturbation";
-          require_research_grade(fn, noise_kind, true);
-          const auto v = dataset(fn, x, y);
-          const losses::glm_loss l(parse_loss(loss), v, parameter);
-          return with_engine(g, gil_release_threshold, [&](auto& e) {
-            return sol::objective_perturbation(l, o, e);
-          });
-        },
-        std::tuple_cat(obj_keywords(),
-                       loss_keywords("logistic"),
-                       std::make_tuple(py::arg("noise_kind") = "float_safe")),
+        obj_keywords(),
+        "logistic",
+        [](const sol::objective_perturbation_options&) { return true; },
+        [](const auto& l, const auto& o, auto& e) { return sol::objective_perturbation(l, o, e); },
         obj_doc);
   });
 }

@@ -64,6 +64,14 @@ struct options {
     return str("relation", "replace_one") == "add_remove" ? dpx::core::neighbouring::add_remove
                                                           : dpx::core::neighbouring::replace_one;
   }
+  // The fields every private solver's options share.
+  template <class Opt>
+  void privacy(Opt& p) const {
+    p.relation = relation();
+    p.public_size = static_cast<std::size_t>(num("public_size", 0));
+    p.epsilon = num("epsilon", p.epsilon);
+    p.delta = num("delta", p.delta);
+  }
   sol::strongly_convex_solve_options solve(sol::strongly_convex_solve_options s) const {
     s.relative_tolerance = num("relative_tolerance", s.relative_tolerance);
     s.max_iterations = static_cast<std::int64_t>(num("max_iterations", double(s.max_iterations)));
@@ -111,11 +119,8 @@ int main(int argc, char** argv) try {
     f.private_selection = o.num("private_selection", 0) != 0;
     f.clip_norm = o.num("clip_norm", f.clip_norm);
     f.coordinate_bound = o.num("coordinate_bound", f.coordinate_bound);
-    f.relation = o.relation();
-    f.public_size = static_cast<std::size_t>(o.num("public_size", 0));
+    o.privacy(f);
     f.calibration = sol::parse_noise_calibration(o.str("calibration", "tight"));
-    f.epsilon = o.num("epsilon", f.epsilon);
-    f.delta = o.num("delta", f.delta);
     f.step_epsilon = o.num("step_epsilon", f.step_epsilon);
     const std::vector<double> x0(t.cols, 0.0);
     print(sol::frank_wolfe(loss, x0, f, rng));
@@ -123,11 +128,8 @@ int main(int argc, char** argv) try {
     sol::output_perturbation_options p;
     p.regularization = o.num("regularization", p.regularization);
     p.clip_norm = o.num("clip_norm", p.clip_norm);
-    p.relation = o.relation();
-    p.public_size = static_cast<std::size_t>(o.num("public_size", 0));
+    o.privacy(p);
     p.calibration = sol::parse_noise_calibration(o.str("calibration", "tight"));
-    p.epsilon = o.num("epsilon", p.epsilon);
-    p.delta = o.num("delta", p.delta);
     p.noise_scale = o.num("noise_scale", p.noise_scale);
     p.solve = o.solve(p.solve);
     print(sol::output_perturbation(loss, p, rng));
@@ -135,10 +137,7 @@ int main(int argc, char** argv) try {
     sol::objective_perturbation_options p;
     p.regularization = o.num("regularization", p.regularization);
     p.row_norm_bound = o.num("row_norm_bound", p.row_norm_bound);
-    p.relation = o.relation();
-    p.public_size = static_cast<std::size_t>(o.num("public_size", 0));
-    p.epsilon = o.num("epsilon", p.epsilon);
-    p.delta = o.num("delta", p.delta);
+    o.privacy(p);
     p.approx_fraction = o.num("approx_fraction", p.approx_fraction);
     p.solve = o.solve(p.solve);
     print(sol::objective_perturbation(loss, p, rng));
