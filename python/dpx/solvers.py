@@ -1,5 +1,6 @@
 """Solvers on numpy data (dpx::solvers): nonprivate GIST (plain and working-set), ISTDP
-(published and strict variants), (noisy) projected gradient descent, DP-SGD, and the online
+(published and strict variants), (noisy) projected gradient descent, DP-SGD, (DP) Frank-Wolfe on
+the L1 ball, output and objective perturbation (with their calibration functions), and the online
 kernel regressor.
 
 ``X`` is an (n, d) float64 array (C-contiguous rows are read in place; any other layout or dtype
@@ -19,31 +20,52 @@ Every solver returns a :class:`SolveResult` with the coefficients (``x``), the l
 
 With the same data and seed (``dpx.Philox(seed)``) the private solvers give bit-identical
 coefficients to ``dpx fit --solver istdp|noisy_pgd|dp_sgd --seed SEED`` run with the same
-settings. Solvers run with the GIL released.
+settings, and to the C++ solvers called with ``rng::stream(seed, 0, 0, noise)``. Solvers run with
+the GIL released.
+
+``noise_kind`` is ``"float_safe"`` by default (research-grade noise must be asked for by name).
+Frank-Wolfe and output / objective perturbation draw research-grade noise only: a private run of
+them raises ValueError unless ``noise_kind="research_grade"``.
 """
 
 from __future__ import annotations
 
 from ._dpx.solvers import (
+    FrankWolfeCalibration,
     OnlineKernelRegression,
     Penalty,
+    PerturbationCalibration,
     SolveResult,
     dp_sgd,
+    frank_wolfe,
+    frank_wolfe_calibrate,
     gist,
     gist_working_set,
     istdp,
+    objective_perturbation,
+    objective_perturbation_calibrate,
+    output_perturbation,
+    output_perturbation_calibrate,
     pgd,
 )
 from .accounting import ComposedDpEvent, SelfComposedDpEvent
 
 __all__ = [
+    "FrankWolfeCalibration",
     "OnlineKernelRegression",
     "Penalty",
+    "PerturbationCalibration",
     "SolveResult",
     "dp_sgd",
+    "frank_wolfe",
+    "frank_wolfe_calibrate",
     "gist",
     "gist_working_set",
     "istdp",
+    "objective_perturbation",
+    "objective_perturbation_calibrate",
+    "output_perturbation",
+    "output_perturbation_calibrate",
     "pgd",
     "privacy_event",
 ]

@@ -29,6 +29,26 @@ py::class_<E> event_class(py::module_& m, const char* name, const char* doc) {
   return c;
 }
 
+// A Poisson-subsampled event E{sampling_rate, noise_multiplier} (Gaussian or Laplace).
+template <class E>
+void poisson_sampled_event(py::module_& m,
+                           const char* name,
+                           const char* doc,
+                           const char* multiplier_doc) {
+  event_class<E>(m, name, doc)
+      .def(py::init([](double q, double s) {
+             return E{q, s};
+           }),
+           py::arg("sampling_rate"),
+           py::arg("noise_multiplier"))
+      .def_readonly("sampling_rate", &E::sampling_rate, "Poisson sampling rate q.")
+      .def_readonly("noise_multiplier", &E::noise_multiplier, multiplier_doc)
+      .def("__repr__", [name = std::string(name)](const E& e) {
+        return name + "(sampling_rate=" + fmt(e.sampling_rate) +
+               ", noise_multiplier=" + fmt(e.noise_multiplier) + ")";
+      });
+}
+
 }  // namespace
 
 py::object event_to_python(const core::privacy_event& e) {
@@ -111,45 +131,17 @@ void init_events(py::module_& m) {
       .def("__repr__", [](const core::gaussian_event& e) {
         return "GaussianDpEvent(noise_multiplier=" + fmt(e.noise_multiplier) + ")";
       });
-  event_class<core::subsampled_gaussian_event>(
+  poisson_sampled_event<core::subsampled_gaussian_event>(
       m,
       "PoissonSampledGaussianDpEvent",
       "Poisson subsampling with rate q followed by a Gaussian release (add/remove neighbours); "
-      "dpx.accounting.PoissonSampledDpEvent(q, GaussianDpEvent(s)) becomes this event.")
-      .def(py::init([](double q, double s) {
-             return core::subsampled_gaussian_event{q, s};
-           }),
-           py::arg("sampling_rate"),
-           py::arg("noise_multiplier"))
-      .def_readonly("sampling_rate",
-                    &core::subsampled_gaussian_event::sampling_rate,
-                    "Poisson sampling rate q.")
-      .def_readonly("noise_multiplier",
-                    &core::subsampled_gaussian_event::noise_multiplier,
-                    "Noise scale per unit sensitivity (sigma / Delta or b / Delta).")
-      .def("__repr__", [](const core::subsampled_gaussian_event& e) {
-        return "PoissonSampledGaussianDpEvent(sampling_rate=" + fmt(e.sampling_rate) +
-               ", noise_multiplier=" + fmt(e.noise_multiplier) + ")";
-      });
-  event_class<core::subsampled_laplace_event>(
+      "dpx.accounting.PoissonSampledDpEvent(q, GaussianDpEvent(s)) becomes this event.",
+      "Noise scale per unit sensitivity (sigma / Delta or b / Delta).");
+  poisson_sampled_event<core::subsampled_laplace_event>(
       m,
       "PoissonSampledLaplaceDpEvent",
-      "Poisson subsampling with rate q followed by a Laplace release (add/remove neighbours).")
-      .def(py::init([](double q, double b) {
-             return core::subsampled_laplace_event{q, b};
-           }),
-           py::arg("sampling_rate"),
-           py::arg("noise_multiplier"))
-      .def_readonly("sampling_rate",
-                    &core::subsampled_laplace_event::sampling_rate,
-                    "Poisson sampling rate q.")
-      .def_readonly("noise_multiplier",
-                    &core::subsampled_laplace_event::noise_multiplier,
-                    "Laplace scale per unit L1 sensitivity (b / Delta1).")
-      .def("__repr__", [](const core::subsampled_laplace_event& e) {
-        return "PoissonSampledLaplaceDpEvent(sampling_rate=" + fmt(e.sampling_rate) +
-               ", noise_multiplier=" + fmt(e.noise_multiplier) + ")";
-      });
+      "Poisson subsampling with rate q followed by a Laplace release (add/remove neighbours).",
+      "Laplace scale per unit L1 sensitivity (b / Delta1).");
   event_class<core::sampled_without_replacement_event>(
       m,
       "SampledWithoutReplacementDpEvent",

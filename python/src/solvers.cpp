@@ -5,7 +5,9 @@
 // privacy events of the run (dpx/solvers.py turns them into a dpx.accounting event).
 #include <pybind11/stl.h>
 
+#include <array>
 #include <cmath>
+#include <initializer_list>
 #include <string>
 #include <variant>
 #include <vector>
@@ -94,105 +96,98 @@ penalty_spec penalty_argument(py::handle penalty, double lam, std::optional<doub
 
 namespace {
 
-penalty_spec make(penalty_spec::variant v, std::string name) { return {v, std::move(name)}; }
-std::string num(double x) { return core::format_double(x); }
+// Binds Penalty.name(<parameters>) -> P(parameters...), named "name(p1=..., p2=...)" for repr.
+// Every parameter is a double; `args` are their py::arg (with defaults where there are some).
+template <class P, class... Arg>
+void def_penalty(py::class_<penalty_spec>& c, const char* name, const char* doc, Arg... args) {
+  const std::array<const char*, sizeof...(Arg)> names{args.name...};
+  const auto label = [name, names](std::initializer_list<double> values) {
+    std::string s = std::string(name) + "(";
+    std::size_t i = 0;
+    for (double v : values) {
+      s += std::string(i ? ", " : "") + names[i] + "=" + core::format_double(v);
+      ++i;
+    }
+    return s + ")";
+  };
+  if constexpr (sizeof...(Arg) == 1) {
+    c.def_static(
+        name,
+        [label](double a) {
+          return penalty_spec{P(a), label({a})};
+        },
+        args...,
+        doc);
+  } else {
+    static_assert(sizeof...(Arg) == 2);
+    c.def_static(
+        name,
+        [label](double a, double b) {
+          return penalty_spec{P(a, b), label({a, b})};
+        },
+        args...,
+        doc);
+  }
+}
 
 void bind_penalty(py::module_& m) {
-  py::class_<penalty_spec>(m, "Penalty", R"doc(
+  py::class_<penalty_spec> c(m, "Penalty", R"doc(
 A penalty R or the indicator of a constraint set C (dpx::prox), for the solvers' ``penalty``
 argument. Build one with the static constructors (``Penalty.l1(0.1)``, ``Penalty.mcp(0.1, 3)``,
 ``Penalty.l2_ball(1.0)``, ...). Separable penalties apply to the first d - ``unpenalized``
 coordinates; constraint sets to all of them. Nonconvex penalties (MCP, SCAD, capped L1) break
-prox ties toward 0, as ncvreg does.)doc")
-      .def_static(
-          "none", [] { return make(prox::zero_penalty{}, "none"); }, "R = 0 (unpenalised).")
-      .def_static(
-          "l1",
-          [](double lam) { return make(prox::l1_norm(lam), "l1(lam=" + num(lam) + ")"); },
-          py::arg("lam"),
-          "R(x) = lam ||x||_1, lam >= 0 (prox: soft thresholding).")
-      .def_static(
-          "squared_l2",
-          [](double lam) {
-            return make(prox::squared_l2(lam), "squared_l2(lam=" + num(lam) + ")");
-          },
-          py::arg("lam"),
-          "R(x) = (lam / 2) ||x||_2^2, lam >= 0 (ridge).")
-      .def_static(
-          "elastic_net",
-          [](double l1, double l2) {
-            return make(prox::elastic_net(l1, l2),
-                        "elastic_net(l1=" + num(l1) + ", l2=" + num(l2) + ")");
-          },
-          py::arg("l1"),
-          py::arg("l2"),
-          "R(x) = l1 ||x||_1 + (l2 / 2) ||x||_2^2.")
-      .def_static(
-          "mcp",
-          [](double lam, double gamma) {
-            return make(prox::mcp(lam, gamma),
-                        "mcp(lam=" + num(lam) + ", gamma=" + num(gamma) + ")");
-          },
-          py::arg("lam"),
-          py::arg("gamma") = 3.0,
-          "MCP (Zhang 2010): lam|t| - t^2/(2 gamma) for |t| <= gamma lam, gamma lam^2/2 beyond; "
-          "lam > 0, gamma > 1.")
-      .def_static(
-          "scad",
-          [](double lam, double gamma) {
-            return make(prox::scad(lam, gamma),
-                        "scad(lam=" + num(lam) + ", gamma=" + num(gamma) + ")");
-          },
-          py::arg("lam"),
-          py::arg("gamma") = 3.7,
-          "SCAD (Fan & Li 2001); lam > 0, gamma > 2.")
-      .def_static(
-          "capped_l1",
-          [](double lam, double theta) {
-            return make(prox::capped_l1(lam, theta),
-                        "capped_l1(lam=" + num(lam) + ", theta=" + num(theta) + ")");
-          },
-          py::arg("lam"),
-          py::arg("theta"),
-          "Capped L1 (Zhang 2010b): lam min(|t|, theta); lam >= 0, theta > 0.")
-      .def_static(
-          "l2_ball",
-          [](double radius) {
-            return make(prox::l2_ball(radius), "l2_ball(radius=" + num(radius) + ")");
-          },
-          py::arg("radius"),
-          "Indicator of {||x||_2 <= radius} (projection x min(1, r / ||x||)).")
-      .def_static(
-          "box",
-          [](double lower, double upper) {
-            return make(prox::box(lower, upper),
-                        "box(lower=" + num(lower) + ", upper=" + num(upper) + ")");
-          },
-          py::arg("lower"),
-          py::arg("upper"),
-          "Indicator of [lower, upper]^d (projection: clamp); infinite bounds allowed.")
-      .def_static(
-          "simplex",
-          [](double total) {
-            return make(prox::simplex(total), "simplex(total=" + num(total) + ")");
-          },
-          py::arg("total") = 1.0,
-          "Indicator of {x >= 0 : sum x = total} (Condat 2016 projection).")
-      .def_static(
-          "l1_ball",
-          [](double radius) {
-            return make(prox::l1_ball(radius), "l1_ball(radius=" + num(radius) + ")");
-          },
-          py::arg("radius"),
-          "Indicator of {||x||_1 <= radius}.")
-      .def(
-          "value",
-          [](const penalty_spec& p, const f64_in& x) {
-            const std::span<const double> s(x.data(), static_cast<std::size_t>(x.size()));
-            return std::visit([&](const auto& q) { return q.value(s); }, p.value);
-          },
-          py::arg("x"),
-          "R(x) (+inf outside a constraint set).")
+prox ties toward 0, as ncvreg does.)doc");
+  c.def_static(
+      "none",
+      [] {
+        return penalty_spec{prox::zero_penalty{}, "none"};
+      },
+      "R = 0 (unpenalised).");
+  def_penalty<prox::l1_norm>(
+      c, "l1", "R(x) = lam ||x||_1, lam >= 0 (prox: soft thresholding).", py::arg("lam"));
+  def_penalty<prox::squared_l2>(
+      c, "squared_l2", "R(x) = (lam / 2) ||x||_2^2, lam >= 0 (ridge).", py::arg("lam"));
+  def_penalty<prox::elastic_net>(
+      c, "elastic_net", "R(x) = l1 ||x||_1 + (l2 / 2) ||x||_2^2.", py::arg("l1"), py::arg("l2"));
+  def_penalty<prox::mcp>(c,
+                         "mcp",
+                         "MCP (Zhang 2010): lam|t| - t^2/(2 gamma) for |t| <= gamma lam, gamma "
+                         "lam^2/2 beyond; lam > 0, gamma > 1.",
+                         py::arg("lam"),
+                         py::arg("gamma") = 3.0);
+  def_penalty<prox::scad>(c,
+                          "scad",
+                          "SCAD (Fan & Li 2001); lam > 0, gamma > 2.",
+                          py::arg("lam"),
+                          py::arg("gamma") = 3.7);
+  def_penalty<prox::capped_l1>(c,
+                               "capped_l1",
+                               "Capped L1 (Zhang 2010b): lam min(|t|, theta); lam >= 0, theta > 0.",
+                               py::arg("lam"),
+                               py::arg("theta"));
+  def_penalty<prox::l2_ball>(c,
+                             "l2_ball",
+                             "Indicator of {||x||_2 <= radius} (projection x min(1, r / ||x||)).",
+                             py::arg("radius"));
+  def_penalty<prox::box>(
+      c,
+      "box",
+      "Indicator of [lower, upper]^d (projection: clamp); infinite bounds allowed.",
+      py::arg("lower"),
+      py::arg("upper"));
+  def_penalty<prox::simplex>(c,
+                             "simplex",
+                             "Indicator of {x >= 0 : sum x = total} (Condat 2016 projection).",
+                             py::arg("total") = 1.0);
+  def_penalty<prox::l1_ball>(c, "l1_ball", "Indicator of {||x||_1 <= radius}.", py::arg("radius"));
+  c.def(
+       "value",
+       [](const penalty_spec& p, const f64_in& x) {
+         const std::span<const double> s(x.data(), static_cast<std::size_t>(x.size()));
+         return std::visit([&](const auto& q) { return q.value(s); }, p.value);
+       },
+       py::arg("x"),
+       "R(x) (+inf outside a constraint set).")
       .def(
           "prox",
           [](const penalty_spec& p, const f64_in& v, double step) {
@@ -492,6 +487,7 @@ void init_solvers(py::module_& m) {
   });
 
   init_solvers_private(m);
+  init_solvers_convex(m);
   init_online_kernel(m);
 }
 

@@ -81,6 +81,7 @@ decltype(auto) with_penalty(const penalty_spec& p, std::size_t d, std::size_t un
 }
 
 void init_solvers_private(py::module_& m);
+void init_solvers_convex(py::module_& m);
 void init_online_kernel(py::module_& m);
 
 }  // namespace dpx::python

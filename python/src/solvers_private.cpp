@@ -85,13 +85,21 @@ void init_solvers_private(py::module_& m) {
           o.sigma = sigma;
           o.trace.enabled = trace;
           o.trace.record_objective = record_objective;
-          // theta0 absent: empty (strict does not use it; as_published rejects it by name).
+          // strict starts from theta1 alone: a theta0 would be silently ignored, so it is refused.
+          // as_published needs it (the first BB step uses theta0 and theta1).
+          const bool strict = o.variant == sol::istdp_variant::strict;
+          if (strict && theta0)
+            core::throw_invalid(
+                fn, "theta0", "given", "is only used by variant as_published (strict ignores it)");
+          if (!strict && !theta0)
+            core::throw_invalid(
+                fn, "theta0", "None", "is required by variant as_published (theta0 != theta1)");
           const std::vector<double> th0 =
-              theta0 ? start_point(fn, "theta0", theta0, v.cols) : std::vector<double>{};
+              strict ? std::vector<double>{} : start_point(fn, "theta0", theta0, v.cols);
           const auto th1 = start_point(fn, "theta1", theta1, v.cols);
           return with_engine(g, gil_release_threshold, [&](auto& e) {
             return with_penalty(pen, v.cols, unpenalized, [&](const auto& p) {
-              return sol::istdp(l, p, th0, th1, o, e);
+              return strict ? sol::istdp(l, p, th1, o, e) : sol::istdp(l, p, th0, th1, o, e);
             });
           });
         },
@@ -130,9 +138,10 @@ void init_solvers_private(py::module_& m) {
 proximal steps with Barzilai-Borwein step sizes, T = iterations.
 
 variant="strict" (default) is private by construction: the BB step uses the noisy gradients,
-alpha_max <= 1 / public_smoothness, no line search; theta0 is not used. variant="as_published"
-is the paper's algorithm (BB step and line search on the EXACT gradients and objective): its
-output is NOT differentially private (result.guarantee says so) and it needs theta0 != theta1.
+alpha_max <= 1 / public_smoothness, no line search; it starts from theta1 alone (passing theta0
+raises ValueError). variant="as_published" is the paper's algorithm (BB step and line search on
+the EXACT gradients and objective): its output is NOT differentially private (result.guarantee
+says so) and it needs theta0 != theta1.
 Sensitivity: "clipping" (per-example gradients clipped to clip_norm; 2G/n replace-one, G/n_bar
 add/remove with the PUBLIC public_size) or "gradient_bound" (2U, U = gradient_bound).
 Calibration: "tight" (exact composition of the T - 1 Gaussian releases to (epsilon, delta)),

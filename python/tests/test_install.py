@@ -64,3 +64,23 @@ def test_pip_install_into_venv_and_import_elsewhere(tmp_path):
     want = dpx.estimators.winsorized_mean(dpx.data.AR1().sample(500, dpx.Philox(1)), 1.0, 1e-6, 3.0,
                                           dpx.Philox(2)).estimate
     assert got["estimate"] == want
+
+
+def test_pip_install_without_cmake_fails_with_one_clear_message(tmp_path):
+    # No prebuilt tree and no cmake on PATH: the install stops with one message naming what is
+    # missing and the two ways out (install the Debian packages, or reuse a build tree).
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    env = dict(os.environ, PATH="", DPX_BUILD_DIR=str(tmp_path / "unconfigured"), PIP_NO_INDEX="1",
+               PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env.pop("PYTHONPATH", None)
+    proc = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "--no-build-isolation",
+         str(SOURCE / "python")],
+        env=env, capture_output=True, text=True,
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert out.count("error: dpx: cmake was not found on PATH") == 1, out
+    assert "scripts/deps.sh" in out and "DPX_BUILD_DIR=build/release pip install" in out, out
+    assert not (tmp_path / "unconfigured" / "CMakeCache.txt").exists()

@@ -72,11 +72,11 @@ def test_istdp_matches_cli(cli, regression, variant):
                   "--delta", 1e-5, "--seed", 3, "--research-grade")
     # `dpx fit --solver istdp` settings (apps/dpx/cmd_fit.cpp): T = 200, public smoothness 1
     # (least squares), alpha_max = 1 / smoothness, alpha_min = 1e-4 alpha_max, clipping at 1,
-    # tight calibration; theta1 = 0 and theta0 = 1e-3 (as_published) or 0 (strict, unused).
-    theta0 = np.full(3, 1e-3 if variant == "as_published" else 0.0)
+    # tight calibration; theta1 = 0, and theta0 = 1e-3 for as_published (strict takes none).
+    start = {"theta0": np.full(3, 1e-3)} if variant == "as_published" else {}
     r = dpx.solvers.istdp(X, y, dpx.Philox(3), variant=variant, iterations=200, alpha_max=1.0,
-                          alpha_min=1e-4, epsilon=1.0, delta=1e-5, trace=False, theta0=theta0,
-                          noise_kind="research_grade")
+                          alpha_min=1e-4, epsilon=1.0, delta=1e-5, trace=False,
+                          noise_kind="research_grade", **start)
     np.testing.assert_array_equal(r.x, out["coefficients"])
     assert r.guarantee == out["guarantee"]
     assert r.guarantee.startswith("NOT private") == (variant == "as_published")
@@ -198,6 +198,9 @@ def test_new_solvers_bad_input(regression):
     X, y, _ = regression
     with pytest.raises(dpx.ValidationError, match="theta0"):
         dpx.solvers.istdp(X, y, dpx.Philox(1), variant="as_published")
+    # strict never uses theta0: passing one is refused rather than silently ignored.
+    with pytest.raises(dpx.ValidationError, match="theta0"):
+        dpx.solvers.istdp(X, y, dpx.Philox(1), theta0=np.zeros(3))
     with pytest.raises(dpx.ValidationError, match="variant"):
         dpx.solvers.istdp(X, y, dpx.Philox(1), variant="paper")
     with pytest.raises(dpx.ValidationError, match="unpenalized"):
