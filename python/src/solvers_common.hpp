@@ -26,6 +26,21 @@ std::string relation_name(core::neighbouring n);
 /// The dataset view over X (n x d, C-contiguous float64) and y (n); the arrays must outlive it.
 losses::dataset_view dataset(const char* function, const f64_in& x, const f64_in& y);
 
+/// Sets the privacy fields every private solver's options share: the neighbouring relation, the
+/// public normaliser n_bar (add/remove) and the (epsilon, delta) target.
+template <class Opt>
+void set_privacy(Opt& o,
+                 const char* function,
+                 const std::string& relation,
+                 std::size_t public_size,
+                 double epsilon,
+                 double delta) {
+  o.relation = parse_relation(function, relation);
+  o.public_size = public_size;
+  o.target.epsilon = epsilon;
+  o.target.delta = delta;
+}
+
 /// A starting point: zeros when absent, else the given vector of size d.
 std::vector<double> start_point(const char* function,
                                 const char* parameter,

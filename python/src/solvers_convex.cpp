@@ -55,11 +55,8 @@ sol::frank_wolfe_options fw_options(std::int64_t iterations,
   o.private_selection = private_selection;
   o.clip_norm = clip_norm;
   o.coordinate_bound = coordinate_bound;
-  o.relation = parse_relation("solvers::frank_wolfe", relation);
-  o.public_size = public_size;
+  set_privacy(o, "solvers::frank_wolfe", relation, public_size, epsilon, delta);
   o.calibration = sol::parse_noise_calibration(calibration);
-  o.epsilon = epsilon;
-  o.delta = delta;
   o.step_epsilon = step_epsilon;
   return o;
 }
@@ -74,8 +71,8 @@ auto fw_keywords() {
                          py::arg("relation") = relation_name(d.relation),
                          py::arg("public_size") = d.public_size,
                          py::arg("calibration") = sol::to_string(d.calibration),
-                         py::arg("epsilon") = d.epsilon,
-                         py::arg("delta") = d.delta,
+                         py::arg("epsilon") = d.target.epsilon,
+                         py::arg("delta") = d.target.delta,
                          py::arg("step_epsilon") = d.step_epsilon);
 }
 
@@ -99,11 +96,8 @@ sol::output_perturbation_options op_options(double regularization,
   sol::output_perturbation_options o;
   o.regularization = regularization;
   o.clip_norm = clip_norm;
-  o.relation = parse_relation("solvers::output_perturbation", relation);
-  o.public_size = public_size;
+  set_privacy(o, "solvers::output_perturbation", relation, public_size, epsilon, delta);
   o.calibration = sol::parse_noise_calibration(calibration);
-  o.epsilon = epsilon;
-  o.delta = delta;
   o.noise_scale = noise_scale;
   o.solve = solve_options(relative_tolerance, max_iterations, smoothness_guess);
   return o;
@@ -122,8 +116,8 @@ auto op_keywords() {
                                         py::arg("relation") = relation_name(d.relation),
                                         py::arg("public_size") = d.public_size,
                                         py::arg("calibration") = sol::to_string(d.calibration),
-                                        py::arg("epsilon") = d.epsilon,
-                                        py::arg("delta") = d.delta,
+                                        py::arg("epsilon") = d.target.epsilon,
+                                        py::arg("delta") = d.target.delta,
                                         py::arg("noise_scale") = d.noise_scale),
                         solve_keywords(d.solve));
 }
@@ -141,10 +135,7 @@ sol::objective_perturbation_options obj_options(double regularization,
   sol::objective_perturbation_options o;
   o.regularization = regularization;
   o.row_norm_bound = row_norm_bound;
-  o.relation = parse_relation("solvers::objective_perturbation", relation);
-  o.public_size = public_size;
-  o.epsilon = epsilon;
-  o.delta = delta;
+  set_privacy(o, "solvers::objective_perturbation", relation, public_size, epsilon, delta);
   o.approx_fraction = approx_fraction;
   o.solve = solve_options(relative_tolerance, max_iterations, smoothness_guess);
   return o;
@@ -156,8 +147,8 @@ auto obj_keywords() {
                                         py::arg("row_norm_bound") = d.row_norm_bound,
                                         py::arg("relation") = relation_name(d.relation),
                                         py::arg("public_size") = d.public_size,
-                                        py::arg("epsilon") = d.epsilon,
-                                        py::arg("delta") = d.delta,
+                                        py::arg("epsilon") = d.target.epsilon,
+                                        py::arg("delta") = d.target.delta,
                                         py::arg("approx_fraction") = d.approx_fraction),
                         solve_keywords(d.solve));
 }

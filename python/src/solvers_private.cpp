@@ -77,11 +77,8 @@ void init_solvers_private(py::module_& m) {
           o.sensitivity = sol::parse_sensitivity_mode(sensitivity);
           o.gradient_bound = gradient_bound;
           o.clip_norm = clip_norm;
-          o.relation = parse_relation(fn, relation);
-          o.public_size = public_size;
+          set_privacy(o, fn, relation, public_size, epsilon, delta);
           o.calibration = sol::parse_noise_calibration(calibration);
-          o.target.epsilon = epsilon;
-          o.target.delta = delta;
           o.sigma = sigma;
           o.trace.enabled = trace;
           o.trace.record_objective = record_objective;
@@ -186,12 +183,9 @@ release. Same inputs and seed as `dpx fit --solver istdp` -> bit-identical coeff
           o.output = parse_output(fn, output);
           o.noise = sol::parse_pgd_noise(noise);
           o.clip_norm = clip_norm;
-          o.relation = parse_relation(fn, relation);
-          o.public_size = public_size;
+          set_privacy(o, fn, relation, public_size, epsilon, delta);
           o.calibration = sol::parse_noise_calibration(calibration);
           o.laplace_rule = sol::parse_laplace_composition(laplace_rule);
-          o.target.epsilon = epsilon;
-          o.target.delta = delta;
           o.noise_scale = noise_scale;
           o.trace.enabled = trace;
           o.trace.record_objective = record_objective;

@@ -69,8 +69,8 @@ struct options {
   void privacy(Opt& p) const {
     p.relation = relation();
     p.public_size = static_cast<std::size_t>(num("public_size", 0));
-    p.epsilon = num("epsilon", p.epsilon);
-    p.delta = num("delta", p.delta);
+    p.target.epsilon = num("epsilon", p.target.epsilon);
+    p.target.delta = num("delta", p.target.delta);
   }
   sol::strongly_convex_solve_options solve(sol::strongly_convex_solve_options s) const {
     s.relative_tolerance = num("relative_tolerance", s.relative_tolerance);
