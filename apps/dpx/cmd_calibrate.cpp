@@ -25,6 +25,7 @@
 #include "command.hpp"
 #include "dpx/accounting/calibration.hpp"
 #include "dpx/accounting/composition.hpp"
+#include "dpx/core/composition.hpp"
 #include "dpx/core/error.hpp"
 #include "json_output.hpp"
 #include "strict.hpp"
@@ -65,13 +66,9 @@ int run_calibrate(const calibrate_options& o) {
     core::check_open_interval(fn, "--delta", o.delta, 0.0, 1.0);
     if (o.have_rate)
       core::check_half_open_interval(fn, "--sampling-rate", o.sampling_rate, 0.0, 1.0);
-    acc::gaussian_calibration m{};
-    if (o.method == "classical" || o.method == "analytic" || o.method == "rdp" ||
-        o.method == "pld") {
-      m = acc::parse_gaussian_calibration(o.method);
-    } else {
-      core::throw_invalid(fn, "--method", o.method, "must be classical, analytic, rdp or pld");
-    }
+    using cal = acc::gaussian_calibration;
+    const cal m = core::parse_noise_calibration(
+        o.method, {cal::classical, cal::analytic, cal::rdp, cal::pld}, fn, "--method");
     const double q = o.have_rate ? o.sampling_rate : 1.0;
     if (q < 1.0 &&
         (m == acc::gaussian_calibration::classical || m == acc::gaussian_calibration::analytic)) {

@@ -25,6 +25,7 @@
 
 #include "command.hpp"
 #include "dpx/accounting/zcdp.hpp"
+#include "dpx/core/composition.hpp"
 #include "dpx/core/error.hpp"
 #include "dpx/core/rng.hpp"
 #include "dpx/mechanisms/discrete.hpp"
@@ -200,8 +201,11 @@ int run(const sample_options& o) {
     if (o.sigma && o.delta)
       core::throw_invalid(kFn, "--delta", *o.delta, "is only used with --epsilon");
     const std::string calibration = o.calibration.value_or("analytic");
-    if (calibration != "classical" && calibration != "analytic")
-      core::throw_invalid(kFn, "--calibration", calibration, "must be classical or analytic");
+    core::parse_noise_calibration(
+        calibration,
+        {core::noise_calibration::classical, core::noise_calibration::analytic},
+        kFn,
+        "--calibration");  // the one parser: validates the name
     std::optional<mech::gaussian> ga;
     if (o.sigma) {
       forbid_calibration(o, "is only used with --epsilon (--sigma gives the noise directly)");

@@ -30,10 +30,7 @@ est::interval_rule make_rule(const char* function,
 }
 
 est::composition_choice parse_composition(const char* function, const std::string& s) {
-  if (s == "automatic") return est::composition_choice::automatic;
-  if (s == "basic") return est::composition_choice::basic;
-  if (s == "advanced") return est::composition_choice::advanced;
-  core::throw_invalid(function, "composition", s, "must be automatic, basic or advanced");
+  return est::parse_composition_choice(s, function, "composition");
 }
 
 std::span<const double> vector_of(const char* function, const char* parameter, const f64_in& x) {

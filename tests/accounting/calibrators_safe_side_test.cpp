@@ -249,7 +249,7 @@ TEST(Calibrators, SafeSideBudgetSplits) {
                     r,
                     "solvers::split_budget(basic)");
       expect_budget(
-          est::split_budget(e, d, static_cast<std::size_t>(k), d, est::composition_choice::basic)
+          est::split_budget(e, d, static_cast<std::size_t>(k), d, core::composition_rule::basic)
               .epsilon,
           r,
           "estimators::split_budget(basic)");
@@ -258,7 +258,7 @@ TEST(Calibrators, SafeSideBudgetSplits) {
                     r,
                     "core::advanced_per_step_epsilon_simplified");
       expect_budget(est::split_budget(
-                        e, 0.0, static_cast<std::size_t>(k), d, est::composition_choice::advanced)
+                        e, 0.0, static_cast<std::size_t>(k), d, core::composition_rule::advanced)
                         .epsilon,
                     r,
                     "estimators::split_budget(advanced)");

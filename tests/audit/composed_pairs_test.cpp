@@ -58,21 +58,21 @@ TEST(ComposedPairs, WinsorizedMeanHdUsesBasicCompositionAndHalvesTheNoise) {
   const double kappa = 3.0;
   std::vector<double> x(n * d, 0.0);
   std::fill(x.end() - d, x.end(), 30.0);
-  o.choice = estimators::composition_choice::basic;
+  o.choice = core::composition_rule::basic;
   auto g0 = rng::stream(2, 0, 0, rng::purpose::audit);
   const auto r = estimators::winsorized_mean_hd(std::span<const double>(x), d, o, g0);
   EXPECT_DOUBLE_EQ(r.budget.epsilon, 1.0 / d);
   EXPECT_DOUBLE_EQ(r.budget.delta, 1e-5 / d);
   EXPECT_NEAR(r.noise_scale, 2 * kappa / (n * 0.5 / d), 1e-12);
   // the pair overrides an automatic / advanced choice
-  o.choice = estimators::composition_choice::automatic;
+  o.choice = std::nullopt;
   auto g1 = rng::stream(5, 0, 0, rng::purpose::audit);
   auto g2 = rng::stream(5, 0, 0, rng::purpose::audit);
   auto g3 = rng::stream(5, 0, 0, rng::purpose::audit);
   const auto ok = audit::winsorized_mean_hd_pair(o, n, d, trials, g1, false);
   const auto br = audit::winsorized_mean_hd_pair(o, n, d, trials, g2, true);
   // recompute: the same draws, estimates from the estimator itself
-  o.choice = estimators::composition_choice::basic;
+  o.choice = core::composition_rule::basic;
   const double c = kappa / n, b = 2 * kappa / (n * 0.5 / d);
   for (int side = 0; side < 2; ++side) {
     std::fill(x.end() - d, x.end(), side ? 30.0 : -30.0);
@@ -134,7 +134,7 @@ TEST(ComposedPairs, LocalMeanHdIsExactlyALaplacePairPerCoordinate) {
   auto g1 = rng::stream(13, 0, 0, rng::purpose::audit);
   auto g2 = rng::stream(13, 0, 0, rng::purpose::audit);
   const auto p = audit::local_mean_hd_pair(o, d, trials, g1);
-  o.choice = estimators::composition_choice::basic;
+  o.choice = core::composition_rule::basic;
   const double b = 2 * kappa / (0.5 / d);
   for (int side = 0; side < 2; ++side) {
     const std::vector<double> x(d, side ? xo : -xo);
@@ -174,7 +174,7 @@ TEST(ComposedPairs, PriestleyChaoGridTermsAreFarAtEveryPoint) {
     EXPECT_GE(zterm, 10 * kappa * (1 - 1e-12)) << x;
   }
   // the estimator's budget and noise scale on a J-point grid, basic composition
-  o.choice = estimators::composition_choice::basic;
+  o.choice = core::composition_rule::basic;
   std::vector<double> y(n, 0.0);
   y[100] = big;
   auto g = rng::stream(6, 0, 0, rng::purpose::audit);

@@ -194,11 +194,11 @@ TEST(SplitBudget, SingleBasicAdvanced) {
   EXPECT_DOUBLE_EQ(a.total_delta, 1e-5 + 1e-5);
   EXPECT_EQ(a.total_epsilon, 0.5);
   // forced choices; advanced needs ε < 1; automatic falls back to basic for ε >= 1
-  EXPECT_EQ(split_budget(0.5, 1e-5, 1000, 1e-5, composition_choice::basic).kind,
+  EXPECT_EQ(split_budget(0.5, 1e-5, 1000, 1e-5, core::composition_rule::basic).kind,
             composition::basic);
-  EXPECT_EQ(split_budget(0.5, 1e-5, 2, 1e-5, composition_choice::advanced).kind,
+  EXPECT_EQ(split_budget(0.5, 1e-5, 2, 1e-5, core::composition_rule::advanced).kind,
             composition::advanced);
-  EXPECT_THROW(split_budget(1.5, 1e-5, 1000, 1e-5, composition_choice::advanced),
+  EXPECT_THROW(split_budget(1.5, 1e-5, 1000, 1e-5, core::composition_rule::advanced),
                core::invalid_argument_error);
   EXPECT_EQ(split_budget(1.5, 1e-5, 100000, 1e-5).kind, composition::basic);
   EXPECT_THROW(split_budget(0.0, 1e-5, 2, 1e-5), core::invalid_argument_error);
@@ -382,7 +382,7 @@ TEST(WinsorizedMeanHD, PerCoordinateDrawsAndBudget) {
   // advanced: total δ + ρ_c, ledger per coordinate sums to ε′
   auto g3 = g0;
   winsorized_mean_hd_options o{
-      0.5, delta, interval_rule::paper(tau), 1e-3, composition_choice::advanced};
+      0.5, delta, interval_rule::paper(tau), 1e-3, core::composition_rule::advanced};
   const auto a = winsorized_mean_hd(x, d, o, g3);
   EXPECT_EQ(a.budget.kind, composition::advanced);
   EXPECT_DOUBLE_EQ(a.privacy.delta, delta + 1e-3);

@@ -267,12 +267,9 @@ std::unique_ptr<accountant> make_accountant(method m, double epsilon_error) {
 }
 
 gaussian_calibration parse_gaussian_calibration(const std::string& s) {
-  if (s == "classical") return gaussian_calibration::classical;
-  if (s == "analytic") return gaussian_calibration::analytic;
-  if (s == "rdp") return gaussian_calibration::rdp;
-  if (s == "pld") return gaussian_calibration::pld;
-  core::throw_invalid(
-      "parse_gaussian_calibration", "method", s, "must be classical, analytic, rdp or pld");
+  using c = gaussian_calibration;
+  return core::parse_noise_calibration(
+      s, {c::classical, c::analytic, c::rdp, c::pld}, "parse_gaussian_calibration", "method");
 }
 
 double calibrate_gaussian(gaussian_calibration m,
@@ -339,8 +336,9 @@ double calibrate_gaussian(gaussian_calibration m,
       }
       return smallest_feasible(f, lo, hi, epsilon);
     }
+    default:
+      core::throw_invalid(fn, "method", to_string(m), "must be classical, analytic, rdp or pld");
   }
-  return inf;
 }
 
 laplace_method parse_laplace_method(const std::string& s) {

@@ -31,21 +31,74 @@ std::string to_string(composition_rule r) {
   return "?";
 }
 
-composition_rule parse_composition_rule(const std::string& s,
-                                        std::initializer_list<composition_rule> accepted,
-                                        const char* function,
-                                        const char* parameter) {
-  for (const composition_rule r : accepted) {
-    if (to_string(r) == s) return r;
-  }
+namespace {
+/// "must be a, b or c" for the accepted names.
+template <class E>
+std::string must_be(std::initializer_list<E> accepted) {
   std::string names;
   std::size_t i = 0;
-  for (const composition_rule r : accepted) {
+  for (const E r : accepted) {
     if (i > 0) names += i + 1 == accepted.size() ? " or " : ", ";
     names += to_string(r);
     ++i;
   }
-  throw_invalid(function, parameter, s, "must be " + names);
+  return "must be " + names;
+}
+
+template <class E>
+E parse_one_of(const std::string& s,
+               std::initializer_list<E> accepted,
+               const char* function,
+               const char* parameter) {
+  for (const E r : accepted) {
+    if (to_string(r) == s) return r;
+  }
+  throw_invalid(function, parameter, s, must_be(accepted));
+}
+}  // namespace
+
+composition_rule parse_composition_rule(const std::string& s,
+                                        std::initializer_list<composition_rule> accepted,
+                                        const char* function,
+                                        const char* parameter) {
+  return parse_one_of(s, accepted, function, parameter);
+}
+
+std::string to_string(noise_calibration c) {
+  switch (c) {
+    case noise_calibration::classical:
+      return "classical";
+    case noise_calibration::analytic:
+      return "analytic";
+    case noise_calibration::rdp:
+      return "rdp";
+    case noise_calibration::pld:
+      return "pld";
+    case noise_calibration::paper:
+      return "paper";
+    case noise_calibration::tight:
+      return "tight";
+    case noise_calibration::fixed:
+      return "fixed";
+  }
+  return "?";
+}
+
+noise_calibration parse_noise_calibration(const std::string& s,
+                                          std::initializer_list<noise_calibration> accepted,
+                                          const char* function,
+                                          const char* parameter) {
+  return parse_one_of(s, accepted, function, parameter);
+}
+
+void check_noise_calibration(noise_calibration c,
+                             std::initializer_list<noise_calibration> accepted,
+                             const char* function,
+                             const char* parameter) {
+  for (const noise_calibration a : accepted) {
+    if (a == c) return;
+  }
+  throw_invalid(function, parameter, to_string(c), must_be(accepted));
 }
 
 double advanced_composition_epsilon(double epsilon0, std::int64_t k, double delta_slack) {

@@ -62,10 +62,15 @@ coordinate_budget split_budget(double epsilon,
                                       core::advanced_form::simplified);
     return {a.epsilon, a.delta, composition::advanced, epsilon, delta + composition_slack};
   };
-  switch (choice) {
-    case composition_choice::basic:
+  if (!choice) {  // automatic
+    if (!advanced_ok) return basic;
+    const coordinate_budget a = advanced();
+    return a.epsilon > basic.epsilon ? a : basic;
+  }
+  switch (*choice) {
+    case composition::basic:
       return basic;
-    case composition_choice::advanced:
+    case composition::advanced:
       if (!(composition_slack > 0.0 && composition_slack < 1.0))
         core::throw_invalid(fn,
                             "composition_slack",
@@ -75,14 +80,22 @@ coordinate_budget split_budget(double epsilon,
         core::throw_invalid(
             fn, "epsilon", epsilon, "must be < 1 for advanced composition (S1 Thm 2.4)");
       return advanced();
-    case composition_choice::automatic:
-      if (!advanced_ok) return basic;
-      {
-        const coordinate_budget a = advanced();
-        return a.epsilon > basic.epsilon ? a : basic;
-      }
+    default:
+      core::throw_invalid(fn, "choice", to_string(choice), "must be automatic, basic or advanced");
   }
-  return basic;
+}
+
+composition_choice parse_composition_choice(const std::string& s,
+                                            const char* function,
+                                            const char* parameter) {
+  if (s == "automatic") return std::nullopt;
+  if (s == "basic") return composition::basic;
+  if (s == "advanced") return composition::advanced;
+  core::throw_invalid(function, parameter, s, "must be automatic, basic or advanced");
+}
+
+std::string to_string(const composition_choice& c) {
+  return c ? core::to_string(*c) : std::string("automatic");
 }
 
 namespace {

@@ -20,23 +20,10 @@ sensitivity_mode parse_sensitivity_mode(const std::string& s) {
       "solvers::parse_sensitivity_mode", "mode", s, "must be gradient_bound or clipping");
 }
 
-std::string to_string(noise_calibration c) {
-  switch (c) {
-    case noise_calibration::paper:
-      return "paper";
-    case noise_calibration::tight:
-      return "tight";
-    case noise_calibration::fixed:
-      return "fixed";
-  }
-  return "unknown";
-}
 noise_calibration parse_noise_calibration(const std::string& s) {
-  if (s == "paper") return noise_calibration::paper;
-  if (s == "tight") return noise_calibration::tight;
-  if (s == "fixed") return noise_calibration::fixed;
-  core::throw_invalid(
-      "solvers::parse_noise_calibration", "calibration", s, "must be paper, tight or fixed");
+  using c = noise_calibration;
+  return core::parse_noise_calibration(
+      s, {c::paper, c::tight, c::fixed}, "solvers::parse_noise_calibration", "calibration");
 }
 
 laplace_composition parse_laplace_composition(const std::string& s) {

@@ -12,6 +12,11 @@ void frank_wolfe_options::validate() const {
   core::check_positive(fn, "radius", radius);
   core::check_nonnegative(fn, "clip_norm", clip_norm);
   core::check_nonnegative(fn, "coordinate_bound", coordinate_bound);
+  core::check_noise_calibration(
+      calibration,
+      {noise_calibration::paper, noise_calibration::tight, noise_calibration::fixed},
+      fn,
+      "calibration");
   if (private_selection) {
     if (!(clip_norm > 0) && !(coordinate_bound > 0))
       core::throw_invalid(fn,
@@ -45,6 +50,8 @@ double frank_wolfe_step_epsilon(const frank_wolfe_options& o) {
       const double sqrt_rho = std::sqrt(l + o.target.epsilon) - std::sqrt(l);
       return std::sqrt(8.0 / static_cast<double>(o.iterations)) * sqrt_rho;
     }
+    default:  // rejected by validate()
+      break;
   }
   return 0.0;
 }

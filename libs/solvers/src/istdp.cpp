@@ -40,6 +40,11 @@ void istdp_options::validate() const {
     core::check_positive(fn, "clip_norm", clip_norm);
     detail::check_public_size(fn, relation, public_size);
   }
+  core::check_noise_calibration(
+      calibration,
+      {noise_calibration::paper, noise_calibration::tight, noise_calibration::fixed},
+      fn,
+      "calibration");
   if (calibration == noise_calibration::fixed) {
     core::check_nonnegative(fn, "sigma", sigma);
   } else {
@@ -85,6 +90,8 @@ double istdp_sigma(const istdp_options& o, std::size_t n) {
           o.noise_kind == mechanisms::noise_kind::float_safe
               ? gaussian_zcdp_multiplier(o.target.epsilon, o.target.delta, o.iterations - 1)
               : gaussian_tight_multiplier(o.target.epsilon, o.target.delta, o.iterations - 1));
+    default:  // rejected by validate()
+      break;
   }
   return 0;
 }

@@ -37,10 +37,10 @@ void output_perturbation_options::validate() const {
     case noise_calibration::fixed:
       core::check_nonnegative(fn, "noise_scale", noise_scale);
       break;
-    case noise_calibration::paper:
+    default:
       core::throw_invalid(fn,
                           "calibration",
-                          "paper",
+                          core::to_string(calibration),
                           "output perturbation supports tight (analytic Gaussian) or fixed");
   }
   detail::check_public_size(fn, relation, public_size);

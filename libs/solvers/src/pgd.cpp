@@ -34,6 +34,11 @@ void pgd_options::validate() const {
   core::check_at_least(fn, "iterations", iterations, 1);
   core::check_positive(fn, "step_size", step_size);
   core::check_nonnegative(fn, "clip_norm", clip_norm);
+  core::check_noise_calibration(
+      calibration,
+      {noise_calibration::paper, noise_calibration::tight, noise_calibration::fixed},
+      fn,
+      "calibration");
   if (noise != pgd_noise::none) {
     core::check_positive(fn, "clip_norm", clip_norm);
     if (calibration == noise_calibration::fixed) {

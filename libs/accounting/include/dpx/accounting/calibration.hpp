@@ -65,13 +65,13 @@ dp_sgd_schedule dp_sgd_schedule_of(std::int64_t dataset_size,
                                    std::int64_t batch_size,
                                    double epochs);
 
-/// Gaussian calibration methods.
-enum class gaussian_calibration {
-  classical,  ///< steps == 1: Dwork & Roth Thm A.1 (eps < 1); steps > 1: ISTDP Thm 3.3
-  analytic,   ///< exact Gaussian curve at sigma / sqrt(steps) (no subsampling)
-  rdp,        ///< smallest sigma whose RDP epsilon is <= target
-  pld,        ///< smallest sigma whose PLD epsilon is <= target
-};
+/// Gaussian calibration methods: dpx's one calibration-method enum (core::noise_calibration),
+/// of which calibrate_gaussian accepts classical (steps == 1: Dwork & Roth Thm A.1, eps < 1;
+/// steps > 1: ISTDP Thm 3.3), analytic (exact Gaussian curve at sigma / sqrt(steps), no
+/// subsampling), rdp and pld (the smallest sigma whose RDP / PLD epsilon is <= the target).
+using gaussian_calibration = core::noise_calibration;
+/// core::parse_noise_calibration restricted to classical, analytic, rdp, pld (parameter
+/// "method").
 gaussian_calibration parse_gaussian_calibration(const std::string& s);
 
 /// Noise multiplier (sigma per unit L2 sensitivity) for (epsilon, delta) after `steps`

@@ -111,7 +111,7 @@ sample_pair winsorized_mean_hd_pair(estimators::winsorized_mean_hd_options o,
                                     bool half_noise = false) {
   const char* fn = "audit::winsorized_mean_hd_pair";
   detail::check_trials(fn, trials);
-  o.choice = estimators::composition_choice::basic;
+  o.choice = core::composition_rule::basic;
   o.validate(fn);
   if (n < 2) core::throw_invalid(fn, "n", static_cast<double>(n), "must be >= 2");
   if (d < 2) core::throw_invalid(fn, "d", static_cast<double>(d), "must be >= 2");
@@ -158,7 +158,7 @@ sample_pair user_mean_hd_pair(estimators::winsorized_mean_hd_options o,
                               bool half_noise = false) {
   const char* fn = "audit::user_mean_hd_pair";
   detail::check_trials(fn, trials);
-  o.choice = estimators::composition_choice::basic;
+  o.choice = core::composition_rule::basic;
   o.validate(fn);
   if (users < 2) core::throw_invalid(fn, "users", static_cast<double>(users), "must be >= 2");
   if (times < 1) core::throw_invalid(fn, "times", static_cast<double>(times), "must be >= 1");
@@ -201,7 +201,7 @@ sample_pair local_mean_hd_pair(estimators::local_mean_options o,
                                bool half_noise = false) {
   const char* fn = "audit::local_mean_hd_pair";
   detail::check_trials(fn, trials);
-  o.choice = estimators::composition_choice::basic;
+  o.choice = core::composition_rule::basic;
   o.validate(fn);
   if (d < 2) core::throw_invalid(fn, "d", static_cast<double>(d), "must be >= 2");
   auto p = detail::one_statistic(trials,
@@ -247,7 +247,7 @@ sample_pair longitudinal_regression_hd_pair(estimators::winsorized_mean_hd_optio
                                             bool half_noise = false) {
   const char* fn = "audit::longitudinal_regression_hd_pair";
   detail::check_trials(fn, trials);
-  o.choice = estimators::composition_choice::basic;
+  o.choice = core::composition_rule::basic;
   o.validate(fn);
   if (users < 2) core::throw_invalid(fn, "users", static_cast<double>(users), "must be >= 2");
   if (p < 2) core::throw_invalid(fn, "p", static_cast<double>(p), "must be >= 2");
@@ -294,7 +294,7 @@ sample_pair local_user_mean_hd_pair(estimators::local_mean_options o,
                                     bool half_noise = false) {
   const char* fn = "audit::local_user_mean_hd_pair";
   detail::check_trials(fn, trials);
-  o.choice = estimators::composition_choice::basic;
+  o.choice = core::composition_rule::basic;
   o.validate(fn);
   if (times < 1 || (times & (times - 1)) != 0)
     core::throw_invalid(fn, "times", static_cast<double>(times), "must be a power of two");
@@ -346,7 +346,7 @@ sample_pair priestley_chao_grid_pair(estimators::priestley_chao_options o,
                                      bool half_noise = false) {
   const char* fn = "audit::priestley_chao_grid_pair";
   detail::check_trials(fn, trials);
-  o.choice = estimators::composition_choice::basic;
+  o.choice = core::composition_rule::basic;
   o.validate();
   if (J < 2) core::throw_invalid(fn, "J", static_cast<double>(J), "must be >= 2");
   if (n < 2 * J) core::throw_invalid(fn, "n", static_cast<double>(n), "must be >= 2 J");

@@ -109,7 +109,7 @@ namespace detail {
 inline estimators::variance_options variance_pair_options(estimators::variance_options o,
                                                           double f = 1.0) {
   o.variance_min = 0.5 * o.variance_max;
-  o.choice = estimators::composition_choice::basic;
+  o.choice = core::composition_rule::basic;
   o.midpoint = 0.0;
   o.epsilon *= f;
   // The statistics read the RELEASED (m, z): z = sigma^2-hat / sigma_max^2 needs the published,

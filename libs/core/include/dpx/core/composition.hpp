@@ -38,6 +38,45 @@ composition_rule parse_composition_rule(const std::string& s,
                                         const char* function,
                                         const char* parameter);
 
+/// Every noise-calibration method named anywhere in dpx (the calibration counterpart of
+/// composition_rule: one enum, one parser, one to_string). Each API accepts the subset it
+/// implements and its parser rejects the others, naming the accepted ones:
+/// accounting::calibrate_gaussian and `dpx calibrate --method` (classical, analytic, rdp, pld);
+/// the private solvers' `calibration` option (paper, tight, fixed; output perturbation: tight,
+/// fixed). docs/accounting.md ("Calibration") and docs/solvers.md say which is which.
+enum class noise_calibration {
+  /// Classical Gaussian: one release, sigma = sqrt(2 ln(1.25/delta)) / epsilon [Dwork & Roth
+  /// 2014, Thm A.1] (epsilon < 1); T releases: Yuan & Peng 2023 ISTDP Thm 3.3 (the classical
+  /// per-step Gaussian under advanced composition).
+  classical,
+  /// Exact Gaussian curve at sigma / sqrt(T) [Balle & Wang 2018, Thm 8; Dong, Roth & Su 2022,
+  /// Cor 3.3] (no subsampling).
+  analytic,
+  rdp,  ///< smallest sigma whose RDP epsilon [Mironov 2017] is <= the target
+  pld,  ///< smallest sigma whose PLD epsilon is <= the target
+  /// A solver's published calibration (ISTDP: classical, i.e. Thm 3.3; noisy PGD Laplace: its
+  /// composition rule over T d releases; DP Frank-Wolfe: advanced composition of the selections).
+  paper,
+  /// A solver's tightest implemented calibration (research-grade Gaussian: analytic;
+  /// float-safe Gaussian and DP Frank-Wolfe: zCDP; docs/solvers.md).
+  tight,
+  fixed,  ///< the noise scale is given directly (0 = no noise, nonprivate)
+};
+/// "classical", "analytic", "rdp", "pld", "paper", "tight", "fixed".
+std::string to_string(noise_calibration c);
+/// Parses one of `accepted` by name; otherwise throws invalid_argument_error naming `function`
+/// and `parameter` and listing the accepted names ("must be paper, tight or fixed").
+noise_calibration parse_noise_calibration(const std::string& s,
+                                          std::initializer_list<noise_calibration> accepted,
+                                          const char* function,
+                                          const char* parameter);
+/// Throws invalid_argument_error naming `function` and `parameter` unless c is one of
+/// `accepted` (for options structs that hold a noise_calibration).
+void check_noise_calibration(noise_calibration c,
+                             std::initializer_list<noise_calibration> accepted,
+                             const char* function,
+                             const char* parameter);
+
 /// k-fold advanced composition epsilon of (eps0, .)-DP releases with slack delta_slack
 /// [Dwork, Rothblum & Vadhan 2010, Thm III.3; the form of Yuan & Peng 2023, Lemma 3.1]:
 /// sqrt(2k ln(1/delta_slack)) eps0 + k eps0 (e^eps0 - 1). Unvalidated (callers validate).

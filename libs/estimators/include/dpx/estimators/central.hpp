@@ -123,8 +123,8 @@ struct winsorized_mean_hd_options {
   /// ρ_c ∈ (0, 1), the advanced-composition slack; 0 means ρ_c = δ (S1 Cor D.7,
   /// docs/theory/dependent-data.md §3.4).
   double composition_slack = 0.0;
-  composition_choice choice =
-      composition_choice::automatic;  ///< docs/theory/dependent-data.md §3.4 [R]
+  /// std::nullopt = automatic (see composition_choice; docs/theory/dependent-data.md §3.4 [R]).
+  composition_choice choice = std::nullopt;
   /// float_safe (default: exact discrete noise, see the file comment) or research_grade.
   mechanisms::noise_kind noise = mechanisms::noise_kind::float_safe;
   void validate(const char* function = "winsorized_mean_hd") const;

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,13 +41,19 @@ std::string to_string(trust_model m);
 using composition = core::composition_rule;
 using core::to_string;
 
-/// Which composition to use for d > 1 coordinates (or grid points).
-enum class composition_choice {
-  automatic,  ///< the one giving the larger per-coordinate ε (docs/theory/dependent-data.md §3.4
-              ///< [R]); ties: basic
-  basic,      ///< always basic
-  advanced,   ///< always advanced (needs ε < 1 and ρ_c ∈ (0, 1))
-};
+/// Which composition to use for d > 1 coordinates (or grid points), in dpx's one
+/// composition-rule enum: composition::basic (always basic), composition::advanced (always
+/// advanced; needs ε < 1 and ρ_c ∈ (0, 1)), or std::nullopt = automatic (the one giving the
+/// larger per-coordinate ε, docs/theory/dependent-data.md §3.4 [R]; ties: basic). Other rules
+/// are rejected (split_budget names `choice`).
+using composition_choice = std::optional<core::composition_rule>;
+/// Parses "automatic" (std::nullopt), "basic" or "advanced"; otherwise throws
+/// core::invalid_argument_error naming `function` and `parameter`.
+composition_choice parse_composition_choice(const std::string& s,
+                                            const char* function = "parse_composition_choice",
+                                            const char* parameter = "composition");
+/// "automatic" for std::nullopt, else core::to_string of the rule.
+std::string to_string(const composition_choice& c);
 
 /// The privacy actually spent by one estimator call: an (epsilon, delta) guarantee under
 /// `relation` for records of `unit`, in the `model` trust model.
@@ -127,7 +134,7 @@ coordinate_budget split_budget(double epsilon,
                                double delta,
                                std::size_t d,
                                double composition_slack,
-                               composition_choice choice = composition_choice::automatic);
+                               composition_choice choice = std::nullopt);
 
 // ---- public radius formulas (utility only; privacy never depends on them) ----------------
 

@@ -57,7 +57,7 @@ struct local_mean_options {
                                 ///< bit (printed chain)
   /// HD only: ρ_c ∈ (0, 1) (0: 1e-6) and the composition choice; total (ε, ρ_c) if advanced.
   double composition_slack = 0.0;
-  composition_choice choice = composition_choice::automatic;
+  composition_choice choice = std::nullopt;  ///< std::nullopt = automatic (see composition_choice)
   /// float_safe (default) or research_grade, see the file comment.
   mechanisms::noise_kind noise = mechanisms::noise_kind::float_safe;
   void validate(const char* function) const;

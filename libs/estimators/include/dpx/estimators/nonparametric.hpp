@@ -60,8 +60,8 @@ struct priestley_chao_options {
   double noise_variance_max = 1.0;  ///< σ_max² > 0 (public bound on λ_max(Σ_n))
   double gamma = 0.1;               ///< γ ∈ (0, 1) of the (τ, γ)-concentration
   pc_radius radius = pc_radius::lemma_4_9;
-  double composition_slack = 0.0;  ///< ρ_c for a grid (0: ρ_c = δ)
-  composition_choice choice = composition_choice::automatic;
+  double composition_slack = 0.0;            ///< ρ_c for a grid (0: ρ_c = δ)
+  composition_choice choice = std::nullopt;  ///< std::nullopt = automatic (see composition_choice)
   /// float_safe (default: exact discrete noise, as winsorized_mean) or research_grade.
   mechanisms::noise_kind noise = mechanisms::noise_kind::float_safe;
   void validate() const;

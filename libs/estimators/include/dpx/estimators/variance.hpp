@@ -62,11 +62,11 @@ enum class bisection_return {
 struct variance_options {
   double epsilon = 1.0;          ///< total ε > 0 of the variance stage
   double composition_slack = 0;  ///< ρ_c ∈ (0, 1); 0: 1e-6. Advanced composition adds it to δ
-  composition_choice choice = composition_choice::automatic;
-  double variance_min = 0.1;  ///< σ_min² > 0 (public)
-  double variance_max = 1e4;  ///< σ_max² > σ_min² (public)
-  double midpoint = 0.0;      ///< m̂₀, public rough midpoint (|μ − m̂₀| ≲ √2 σ_max)
-  double gamma = 0.2;         ///< γ ∈ (0, 1): coverage target 1 − γ / tail level of β
+  composition_choice choice = std::nullopt;  ///< std::nullopt = automatic (see composition_choice)
+  double variance_min = 0.1;                 ///< σ_min² > 0 (public)
+  double variance_max = 1e4;                 ///< σ_max² > σ_min² (public)
+  double midpoint = 0.0;  ///< m̂₀, public rough midpoint (|μ − m̂₀| ≲ √2 σ_max)
+  double gamma = 0.2;     ///< γ ∈ (0, 1): coverage target 1 − γ / tail level of β
   bisection_return returns = bisection_return::literal;
   double inflation = -1.0;  ///< c_n ≥ 0; negative: sqrt(1/n) + 1/(2n)
   /// [R] Project the released σ̂² onto [σ_min², σ_max²] (free post-processing, file comment);

@@ -29,14 +29,14 @@ enum class sensitivity_mode {
 std::string to_string(sensitivity_mode m);
 sensitivity_mode parse_sensitivity_mode(const std::string& s);
 
-/// How the noise level of a private solver is chosen.
-enum class noise_calibration {
-  paper,  ///< the seed's own calibration (ISTDP: Thm. 3.3 with advanced composition;
-          ///< noisy PGD Laplace: the chosen composition rule over T*d releases)
-  tight,  ///< exact Gaussian composition (see the file comment)
-  fixed,  ///< the noise scale is given directly (0 = no noise, nonprivate)
-};
-std::string to_string(noise_calibration c);
+/// How the noise level of a private solver is chosen: dpx's one calibration-method enum
+/// (core::noise_calibration), of which the solvers accept paper (the seed's own calibration:
+/// ISTDP Thm. 3.3 with advanced composition; noisy PGD Laplace: the chosen composition rule over
+/// T*d releases), tight (exact Gaussian composition, see the file comment; zCDP for float-safe
+/// noise) and fixed (the noise scale is given directly; 0 = no noise, nonprivate); validate()
+/// rejects the others. to_string is core's.
+using noise_calibration = core::noise_calibration;
+/// core::parse_noise_calibration restricted to paper, tight, fixed (parameter "calibration").
 noise_calibration parse_noise_calibration(const std::string& s);
 
 /// ISTDP Theorem 3.3 (Yuan & Peng 2023), as published (dpx::core::istdp_theorem_3_3, the one
