@@ -82,13 +82,6 @@ double failure_bound(double eps, double delta, double m, double c) {
   return std::exp(0.5 * eps) / delta * std::exp(-m * eps / c) + 2.0 * std::exp(-m / 128.0);
 }
 
-estimators::composition_choice parse_choice(const std::string& s) {
-  if (s == "advanced") return estimators::composition_choice::advanced;
-  if (s == "basic") return estimators::composition_choice::basic;
-  if (s == "automatic") return estimators::composition_choice::automatic;
-  core::throw_invalid(kFn, "composition", s, "must be advanced, basic or automatic");
-}
-
 /// i.i.d. N(mu, 1) values.
 std::vector<double> normal_values(std::size_t count, double mu, rng::philox4x32& g) {
   std::vector<double> x(count);
@@ -166,7 +159,8 @@ metrics run(const cell_context& c) {
       }
     }
     estimators::winsorized_mean_hd_options o{{eps, delta}, estimators::interval_rule::paper(tau)};
-    o.choice = parse_choice(p.get_string("composition"));
+    o.choice =
+        estimators::parse_composition_choice(p.get_string("composition"), kFn, "composition");
     o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms exactly
     estimators::mean_hd_result r;
     if (est == "alg5") {
@@ -183,10 +177,10 @@ metrics run(const cell_context& c) {
       // The paper's scale 12τ/(n_m ε′) with ε′ from advanced composition (Algorithm 5; d = 1:
       // ε′ = ε), whatever composition the cell uses, so that a control is measured against the
       // theory's curve.
-      const double ep = d == 1 ? eps
-                               : estimators::split_budget(
-                                     eps, delta, d, rho_c, estimators::composition_choice::advanced)
-                                     .epsilon;
+      const double ep =
+          d == 1 ? eps
+                 : estimators::split_budget(eps, delta, d, rho_c, core::composition_rule::advanced)
+                       .epsilon;
       b_theory = 12.0 * tau / (static_cast<double>(mean_rows) * ep);
     }
     // Each coordinate's histogram runs at ε′/2 (Algorithm 4's and eq. (1)'s split), δ/d.

@@ -78,9 +78,9 @@ struct local_priestley_chao_options {
   double noise_variance_max = 1.0;  ///< σ_max² > 0 (public bound on λ_max(Σ_n))
   double gamma = 0.1;               ///< γ ∈ (0, 1) of the (τ, γ)-concentration
   pc_radius radius = pc_radius::lemma_4_9;
-  bool literal_budget = false;     ///< as local_mean_options (docs/theory §10 item 5)
-  double composition_slack = 0.0;  ///< ρ_c ∈ (0, 1) for a grid (0: 1e-6)
-  composition_choice choice = composition_choice::automatic;
+  bool literal_budget = false;               ///< as local_mean_options (docs/theory §10 item 5)
+  double composition_slack = 0.0;            ///< ρ_c ∈ (0, 1) for a grid (0: 1e-6)
+  composition_choice choice = std::nullopt;  ///< nullopt: automatic
   /// float_safe (default) or research_grade, see the file comment.
   mechanisms::noise_kind noise = mechanisms::noise_kind::float_safe;
   void validate() const;
