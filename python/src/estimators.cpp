@@ -41,8 +41,8 @@ est::winsorized_mean_hd_options hd_options(const char* fn,
                                            double slack,
                                            const std::string& composition) {
   est::winsorized_mean_hd_options o;
-  o.epsilon = epsilon;
-  o.delta = delta;
+  o.target.epsilon = epsilon;
+  o.target.delta = delta;
   o.rule = make_rule(fn, tau, tau_prime, rule);
   o.composition_slack = slack;
   o.choice = parse_composition(fn, composition);
@@ -201,8 +201,8 @@ void init_estimators(py::module_& m) {
            double beta,
            double alpha) {
           est::kv_mean_options o;
-          o.epsilon = epsilon;
-          o.delta = delta;
+          o.target.epsilon = epsilon;
+          o.target.delta = delta;
           o.sigma = sigma;
           o.beta = beta;
           o.alpha = alpha;
@@ -230,8 +230,8 @@ void init_estimators(py::module_& m) {
            double alpha,
            double sigma_fallback) {
           est::kv_unknown_sigma_options o;
-          o.epsilon = epsilon;
-          o.delta = delta;
+          o.target.epsilon = epsilon;
+          o.target.delta = delta;
           o.beta = beta;
           o.alpha = alpha;
           o.sigma_fallback = sigma_fallback;

@@ -74,8 +74,8 @@ points (epsilon <= 1). privacy="none": predict only.)doc");
           o.output_bound = output_bound;
           o.input_bound = input_bound;
           o.privacy = sol::parse_kernel_privacy(privacy);
-          o.epsilon = epsilon;
-          o.delta = delta;
+          o.target.epsilon = epsilon;
+          o.target.delta = delta;
           return std::make_unique<okr>(k, input_dim, o);
         }),
         py::arg("input_dim"),
@@ -88,8 +88,8 @@ points (epsilon <= 1). privacy="none": predict only.)doc");
         py::arg("output_bound") = okr_defaults.output_bound,
         py::arg("input_bound") = okr_defaults.input_bound,
         py::arg("privacy") = sol::to_string(okr_defaults.privacy),
-        py::arg("epsilon") = okr_defaults.epsilon,
-        py::arg("delta") = okr_defaults.delta);
+        py::arg("epsilon") = okr_defaults.target.epsilon,
+        py::arg("delta") = okr_defaults.target.delta);
   c.def(
       "update",
       [](okr& r, const f64_in& x, double y) {
