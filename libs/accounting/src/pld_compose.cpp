@@ -504,13 +504,18 @@ pld_pmf compose_parts(const std::vector<pld_part>& parts,
     // above the window only lowers the curve; mass folded up from below (<= tau) is recorded
     // as error.
     double log_all = 0.0, log_finite = 0.0, err = 0.0;
+    bool empty = false;  // a part with no mass: the composition has none either
     for (const auto& [p, count] : parts) {
       const double t = static_cast<double>(count), mt = total_mass(*p);
-      log_all += mt > 0.0 ? t * std::log(mt) : -inf;
-      log_finite += mt > 0.0 ? t * std::log1p(-p->infinity_mass / mt) : -inf;
       err += t * p->error_mass;
+      if (!(mt > 0.0)) {
+        empty = true;
+        continue;
+      }
+      log_all += t * std::log(mt);
+      log_finite += t * std::log1p(-p->infinity_mass / mt);
     }
-    r.infinity_mass = std::isfinite(log_all) ? std::exp(log_all) * -std::expm1(log_finite) : 0.0;
+    r.infinity_mass = empty ? 0.0 : std::exp(log_all) * -std::expm1(log_finite);
     r.error_mass = err + (lo > support_lo ? tau : 0.0);
   }
   truncate_tails(r, tail_mass);
