@@ -45,6 +45,9 @@ const std::vector<checks_case>& cases() {
   return t;
 }
 
+// Readable test parameters in gtest's and CTest's output (instead of the struct's bytes).
+void PrintTo(const checks_case& c, std::ostream* os) { *os << c.preset << " / " << c.name; }
+
 class CentralChecks : public ::testing::TestWithParam<checks_case> {};
 
 TEST_P(CentralChecks, PassAndControlsFail) {
