@@ -1,14 +1,16 @@
 // Negative controls fail in the quick form (issue "rate checks that can fail"; docs/presets.md,
 // "Controls"): for EVERY preset under experiments/ that has a gated [[rate]] with a `control`,
-// one such check is run through the real `dpx run --quick` on a reduced grid (`--set`), and the
-// test asserts that the check passes on the grid while the same check FAILS on its control
-// (control_verdict "fails" on every group, check_pass false on every control row).
+// one such check (or each check the table lists for it) is run through the real
+// `dpx run --quick` on a reduced grid (`--set`), and the test asserts that the check passes on
+// the grid while the same check FAILS on its control (control_verdict "fails" on every group,
+// check_pass false on every control row).
 //
 // The reduced grids (kCases) keep only the cells of the chosen rate, with enough replications
 // that the check's fit is as precise as in the quick form (stated per case); the seeds are the
 // presets' own, so every case is deterministic. A preset with a controlled gated check and no
 // entry in kCases is still covered: its first controlled gated rate runs on the unmodified quick
-// form (slower: add an entry). Total: ~35 s CPU for the 12 presets of main (one thread each).
+// form (slower: add an entry); a preset may have several entries (one per check). Total: ~35 s
+// CPU for the 12 presets of main (one thread each), ~30 s more for the central-mean presets.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -102,10 +104,17 @@ const std::vector<smoke_case>& cases_table() {
       // Theorem 1 measured: only the eps = inf cells measure the sensitivity (deterministic
       // ratios; the control fails at theta = 0.9 only at the quick form's t = 3000).
       {"online_kernel_rate", "thm1_sup_sensitivity", {"grid.epsilon=[inf]"}},
-      // Algorithm 5 at d = 16 only (the check's cells, the quick form's 4 n and 200
-      // replications); the other checks: dd_central_checks_test.cpp.
+      // dd_central_mean: every gated check (the preset's cells of each, quick replications).
+      // Algorithm 5 at d = 16 (the quick form's 4 n); d in {2, 4, 8, 16} at n = 16000; the
+      // sample split at d = 16 (3 n: n = 8000 is excluded for it).
       {"dd_central_mean", "alg5_privacy_vs_n", {"grid.estimator=alg5", "grid.d=[16]"}},
+      {"dd_central_mean", "alg5_privacy_vs_d", {"grid.estimator=alg5", "grid.n=[16000]"}},
+      {"dd_central_mean", "split_tracks_rate_vs_n", {"grid.estimator=split", "grid.d=[16]"}},
+      {"dd_central_mean", "split_tracks_rate_vs_d", {"grid.estimator=split", "grid.n=[16000]"}},
       {"dd_kv_baseline", "tracks_rate", {"grid.epsilon=[1.0]"}},
+      // Both checks of S1 Cor 5.6 (the whole quick form, about 1 s each).
+      {"dd_user_split", "error_1_over_T", {}},
+      {"dd_user_split", "failure_term_does_not_shrink", {}},
   };
   return t;
 }
@@ -140,11 +149,11 @@ std::vector<std::string> controlled_gated_rates(const fs::path& preset) {
   return out;
 }
 
-// Every preset with a controlled gated check: its kCases entry, or the first such rate on the
-// unmodified quick form.
+// Every preset with a controlled gated check: its kCases entries (one or more), or the first
+// such rate on the unmodified quick form.
 std::vector<smoke_case> all_cases() {
-  std::map<std::string, smoke_case> table;
-  for (const auto& c : cases_table()) table[c.preset] = c;
+  std::multimap<std::string, smoke_case> table;
+  for (const auto& c : cases_table()) table.emplace(c.preset, c);
   std::vector<smoke_case> out;
   std::vector<fs::path> dirs;
   for (const auto& e : fs::directory_iterator(experiments_dir())) dirs.push_back(e.path());
@@ -155,8 +164,9 @@ std::vector<smoke_case> all_cases() {
     const auto rates = controlled_gated_rates(preset);
     if (rates.empty()) continue;
     const std::string name = d.filename().string();
-    const auto it = table.find(name);
-    out.push_back(it != table.end() ? it->second : smoke_case{name, rates.front(), {}});
+    const auto [lo, hi] = table.equal_range(name);
+    for (auto it = lo; it != hi; ++it) out.push_back(it->second);
+    if (lo == hi) out.push_back(smoke_case{name, rates.front(), {}});
   }
   return out;
 }
@@ -231,8 +241,14 @@ TEST(ControlsSmokeScan, FindsGatedControlledRatesOnly) {
     EXPECT_TRUE(fs::exists(experiments_dir() / c.preset / "preset.toml")) << c.preset;
 }
 
+// The preset's name; a preset with several table entries adds the rate to all but its first.
 std::string case_name(const ::testing::TestParamInfo<smoke_case>& i) {
   std::string s = i.param.preset;
+  for (const auto& c : cases_table()) {
+    if (c.preset != i.param.preset) continue;
+    if (c.rate != i.param.rate) s += "_" + i.param.rate;
+    break;
+  }
   for (char& ch : s)
     if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
   return s;
