@@ -302,8 +302,8 @@ int run_fit(const fit_options& o) {
           io.sensitivity = dpx::solvers::sensitivity_mode::clipping;
           io.clip_norm = o.clip;
           io.calibration = dpx::solvers::noise_calibration::tight;
-          io.epsilon = *o.epsilon;
-          io.delta = *o.delta;
+          io.target.epsilon = *o.epsilon;
+          io.target.delta = *o.delta;
           io.trace.enabled = false;
           io.noise_kind = noise;
           std::vector<double> th0(
@@ -321,8 +321,8 @@ int run_fit(const fit_options& o) {
           po.noise = dpx::solvers::pgd_noise::gaussian;
           po.clip_norm = o.clip;
           po.calibration = dpx::solvers::noise_calibration::tight;
-          po.epsilon = *o.epsilon;
-          po.delta = *o.delta;
+          po.target.epsilon = *o.epsilon;
+          po.target.delta = *o.delta;
           po.trace.enabled = false;
           po.noise_kind = noise;
           r = dpx::solvers::pgd(loss, penalty, zero, po, rng);

@@ -161,8 +161,8 @@ metrics run(const cell_context& c) {
   const estimators::panel_view xv{s.x.values(), n, T, kP};
   estimators::longitudinal_options o;
   o.base.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms exactly
-  o.base.epsilon = eps;
-  o.base.delta = delta;
+  o.base.target.epsilon = eps;
+  o.base.target.delta = delta;
   o.base.rule = estimators::interval_rule::paper(tau);
   o.weighting = w;
   if (w == estimators::regression_weighting::weighted) o.error_covariance = cov;

@@ -71,8 +71,8 @@ metrics run(const cell_context& c) {
 
   estimators::priestley_chao_options o;
   o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms exactly
-  o.epsilon = eps;
-  o.delta = delta;
+  o.target.epsilon = eps;
+  o.target.delta = delta;
   o.lipschitz = mo.f.lipschitz();
   o.sup_norm = mo.f.sup_norm();
   o.noise_variance_max = (1.0 + std::abs(phi)) / (1.0 - std::abs(phi));  // spectral bound (§8)

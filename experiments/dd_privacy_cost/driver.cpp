@@ -59,8 +59,8 @@ metrics run(const cell_context& c) {
   if (rule_name == "kv") {
     estimators::kv_mean_options o;
     o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms exactly
-    o.epsilon = eps;
-    o.delta = delta;
+    o.target.epsilon = eps;
+    o.target.delta = delta;
     o.sigma = 1.0;
     o.beta = gamma;
     r = estimators::kv_mean(x, o, g).mean;

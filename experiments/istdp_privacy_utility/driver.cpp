@@ -139,8 +139,8 @@ metrics run(const cell_context& ctx) {
     o.clip_norm = clip;
     o.relation = core::neighbouring::add_remove;
     o.public_size = n;
-    o.epsilon = eps;
-    o.delta = delta;
+    o.target.epsilon = eps;
+    o.target.delta = delta;
     o.public_smoothness = l_design;
     o.alpha_min = 1e-3 / l_design;
     o.alpha_max = 1.0 / l_design;
@@ -165,8 +165,8 @@ metrics run(const cell_context& ctx) {
     o.clip_norm = clip;
     o.relation = core::neighbouring::add_remove;
     o.public_size = n;
-    o.epsilon = eps;
-    o.delta = delta;
+    o.target.epsilon = eps;
+    o.target.delta = delta;
     o.trace.enabled = false;
     const auto r = solvers::pgd(loss, prox::l1_norm(lambda), zero, o, noise);
     theta = r.x;
@@ -204,8 +204,8 @@ metrics run(const cell_context& ctx) {
     o.relation = core::neighbouring::add_remove;
     o.public_size = n;
     o.calibration = solvers::noise_calibration::tight;
-    o.epsilon = eps;
-    o.delta = delta;
+    o.target.epsilon = eps;
+    o.target.delta = delta;
     o.trace.enabled = false;
     o.trace.record_objective = false;
     const auto r = solvers::frank_wolfe(loss, zero, o, noise);
@@ -224,8 +224,8 @@ metrics run(const cell_context& ctx) {
       o.clip_norm = clip;
       o.relation = core::neighbouring::add_remove;
       o.public_size = n;
-      o.epsilon = eps;
-      o.delta = delta;
+      o.target.epsilon = eps;
+      o.target.delta = delta;
       o.solve = so;
       r = solvers::output_perturbation(loss, o, noise);
       sigma = r.noise_scale;
@@ -235,8 +235,8 @@ metrics run(const cell_context& ctx) {
       o.row_norm_bound = 1.0;
       o.relation = core::neighbouring::add_remove;
       o.public_size = n;
-      o.epsilon = eps;
-      o.delta = delta;
+      o.target.epsilon = eps;
+      o.target.delta = delta;
       o.solve = so;
       r = solvers::objective_perturbation(loss, o, noise);
       const auto cal = solvers::objective_perturbation_calibrate(o, n);

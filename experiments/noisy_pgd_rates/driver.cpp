@@ -191,8 +191,8 @@ metrics run(const cell_context& ctx) {
   o.output = solvers::iterate_output::average;
   o.noise = noise;
   o.trace.enabled = false;
-  o.epsilon = eps;
-  o.delta = delta;
+  o.target.epsilon = eps;
+  o.target.delta = delta;
   if (noise != solvers::pgd_noise::none) {
     o.clip_norm = G;
     o.relation = core::neighbouring::replace_one;

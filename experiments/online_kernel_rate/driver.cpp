@@ -66,7 +66,7 @@ metrics run(const cell_context& ctx) {
   o.output_bound = 1.0;
   o.privacy =
       std::isfinite(eps) ? solvers::kernel_privacy::per_query : solvers::kernel_privacy::none;
-  o.epsilon = std::isfinite(eps) ? eps : 1.0;
+  o.target.epsilon = std::isfinite(eps) ? eps : 1.0;
   o.noise_kind = mechanisms::noise_kind::research_grade;  // the paper's mechanism
   solvers::online_kernel_regression f(k, 1, o);
   auto data = ctx.stream(rng::purpose::data);

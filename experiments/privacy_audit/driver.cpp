@@ -62,8 +62,8 @@ metrics run(const cell_context& ctx) {
     if (broken) core::throw_invalid(kFn, "broken", "true", "applies to mechanisms only");
     audit::solver_audit_spec s;
     s.solver = target;
-    s.epsilon = epsilon;
-    s.delta = delta;
+    s.target.epsilon = epsilon;
+    s.target.delta = delta;
     s.iterations = p.get_int("iterations");
     const std::string design = p.get_string("design");
     if (design == "curvature")

@@ -45,8 +45,8 @@ est::winsorized_mean_hd_options hd_options(const char* fn,
                                            const std::string& composition,
                                            const std::string& noise) {
   est::winsorized_mean_hd_options o;
-  o.epsilon = epsilon;
-  o.delta = delta;
+  o.target.epsilon = epsilon;
+  o.target.delta = delta;
   o.rule = make_rule(fn, tau, tau_prime, rule);
   o.composition_slack = slack;
   o.choice = parse_composition(fn, composition);
@@ -255,8 +255,8 @@ void init_estimators(py::module_& m) {
            double alpha,
            const std::string& noise) {
           est::kv_mean_options o;
-          o.epsilon = epsilon;
-          o.delta = delta;
+          o.target.epsilon = epsilon;
+          o.target.delta = delta;
           o.sigma = sigma;
           o.beta = beta;
           o.alpha = alpha;
@@ -288,8 +288,8 @@ void init_estimators(py::module_& m) {
            const std::string& noise) {
           est::kv_unknown_sigma_options o;
           o.noise = mechanisms::parse_noise_kind(noise);
-          o.epsilon = epsilon;
-          o.delta = delta;
+          o.target.epsilon = epsilon;
+          o.target.delta = delta;
           o.beta = beta;
           o.alpha = alpha;
           o.sigma_fallback = sigma_fallback;

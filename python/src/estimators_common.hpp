@@ -53,8 +53,8 @@ estimators::priestley_chao_options priestley_chao_options(double epsilon,
                                                           const std::string& composition);
 #define DPX_PRIESTLEY_CHAO_ARGS                                                                 \
   py::kw_only(),                                                                                \
-      py::arg("epsilon") = priestley_chao_defaults.epsilon,                                     \
-      py::arg("delta") = priestley_chao_defaults.delta,                                         \
+      py::arg("epsilon") = priestley_chao_defaults.target.epsilon,                              \
+      py::arg("delta") = priestley_chao_defaults.target.delta,                                  \
       py::arg("bandwidth") = priestley_chao_defaults.bandwidth, py::arg("kernel") = "gaussian", \
       py::arg("lipschitz") = priestley_chao_defaults.lipschitz,                                 \
       py::arg("sup_norm") = priestley_chao_defaults.sup_norm,                                   \

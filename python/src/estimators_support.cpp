@@ -89,8 +89,8 @@ est::priestley_chao_options priestley_chao_options(double epsilon,
                                                    const std::string& composition) {
   const char* fn = "priestley_chao";
   est::priestley_chao_options o;
-  o.epsilon = epsilon;
-  o.delta = delta;
+  o.target.epsilon = epsilon;
+  o.target.delta = delta;
   o.bandwidth = bandwidth;
   if (kernel == "box")
     o.kernel = est::kernel_kind::box;

@@ -79,8 +79,8 @@ GaussianDpEvent); docs/solvers.md, "Noise kind".)doc");
           o.output_bound = output_bound;
           o.input_bound = input_bound;
           o.privacy = sol::parse_kernel_privacy(privacy);
-          o.epsilon = epsilon;
-          o.delta = delta;
+          o.target.epsilon = epsilon;
+          o.target.delta = delta;
           o.noise_kind = mechanisms::parse_noise_kind(noise_kind);
           return std::make_unique<okr>(k, input_dim, o);
         }),
@@ -94,8 +94,8 @@ GaussianDpEvent); docs/solvers.md, "Noise kind".)doc");
         py::arg("output_bound") = okr_defaults.output_bound,
         py::arg("input_bound") = okr_defaults.input_bound,
         py::arg("privacy") = sol::to_string(okr_defaults.privacy),
-        py::arg("epsilon") = okr_defaults.epsilon,
-        py::arg("delta") = okr_defaults.delta,
+        py::arg("epsilon") = okr_defaults.target.epsilon,
+        py::arg("delta") = okr_defaults.target.delta,
         py::arg("noise_kind") = "float_safe");
   c.def(
       "update",

@@ -80,8 +80,8 @@ void init_solvers_private(py::module_& m) {
           o.relation = parse_relation(fn, relation);
           o.public_size = public_size;
           o.calibration = sol::parse_noise_calibration(calibration);
-          o.epsilon = epsilon;
-          o.delta = delta;
+          o.target.epsilon = epsilon;
+          o.target.delta = delta;
           o.sigma = sigma;
           o.trace.enabled = trace;
           o.trace.record_objective = record_objective;
@@ -117,8 +117,8 @@ void init_solvers_private(py::module_& m) {
         py::arg("relation") = relation_name(istdp_defaults.relation),
         py::arg("public_size") = istdp_defaults.public_size,
         py::arg("calibration") = sol::to_string(istdp_defaults.calibration),
-        py::arg("epsilon") = istdp_defaults.epsilon,
-        py::arg("delta") = istdp_defaults.delta,
+        py::arg("epsilon") = istdp_defaults.target.epsilon,
+        py::arg("delta") = istdp_defaults.target.delta,
         py::arg("sigma") = istdp_defaults.sigma,
         py::arg("trace") = true,
         py::arg("record_objective") = true,
@@ -181,8 +181,8 @@ release. Same inputs and seed as `dpx fit --solver istdp` -> bit-identical coeff
           o.public_size = public_size;
           o.calibration = sol::parse_noise_calibration(calibration);
           o.laplace_rule = sol::parse_laplace_composition(laplace_rule);
-          o.epsilon = epsilon;
-          o.delta = delta;
+          o.target.epsilon = epsilon;
+          o.target.delta = delta;
           o.noise_scale = noise_scale;
           o.trace.enabled = trace;
           o.trace.record_objective = record_objective;
@@ -210,8 +210,8 @@ release. Same inputs and seed as `dpx fit --solver istdp` -> bit-identical coeff
         py::arg("public_size") = pgd_defaults.public_size,
         py::arg("calibration") = sol::to_string(pgd_defaults.calibration),
         py::arg("laplace_rule") = sol::to_string(pgd_defaults.laplace_rule),
-        py::arg("epsilon") = pgd_defaults.epsilon,
-        py::arg("delta") = pgd_defaults.delta,
+        py::arg("epsilon") = pgd_defaults.target.epsilon,
+        py::arg("delta") = pgd_defaults.target.delta,
         py::arg("noise_scale") = pgd_defaults.noise_scale,
         py::arg("trace") = true,
         py::arg("record_objective") = true,

@@ -52,8 +52,8 @@ TEST(ComposedPairs, WinsorizedMeanHdUsesBasicCompositionAndHalvesTheNoise) {
   const std::size_t n = 50, d = 4, trials = 100;
   estimators::winsorized_mean_hd_options o;
   o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
-  o.epsilon = 1.0;
-  o.delta = 1e-5;
+  o.target.epsilon = 1.0;
+  o.target.delta = 1e-5;
   o.rule = estimators::interval_rule::paper(1.0);
   const double kappa = 3.0;
   std::vector<double> x(n * d, 0.0);
@@ -103,8 +103,8 @@ TEST(ComposedPairs, UserMeanHdIsTheHdPairOnTheUserAverages) {
   const std::size_t users = 30, times = 3, d = 3, trials = 50;
   estimators::winsorized_mean_hd_options o;
   o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
-  o.epsilon = 1.0;
-  o.delta = 1e-5;
+  o.target.epsilon = 1.0;
+  o.target.delta = 1e-5;
   o.rule = estimators::interval_rule::paper(1.0);
   for (const bool broken : {false, true}) {
     auto g1 = rng::stream(12, 0, 0, rng::purpose::audit);
@@ -156,8 +156,8 @@ TEST(ComposedPairs, PriestleyChaoGridTermsAreFarAtEveryPoint) {
   const std::size_t n = 200, J = 4;
   estimators::priestley_chao_options o;
   o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
-  o.epsilon = 1.0;
-  o.delta = 1e-5;
+  o.target.epsilon = 1.0;
+  o.target.delta = 1e-5;
   const double kappa = 3 * estimators::priestley_chao_tau(o, n);
   const auto pts = audit::priestley_chao_grid_points(n, J);
   ASSERT_EQ(pts.size(), J);
@@ -188,8 +188,8 @@ TEST(ComposedPairs, SampleSplitLoneRecordIsInTheMeanHalf) {
   const std::size_t n = 201;
   estimators::sample_split_options o;
   o.base.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
-  o.base.epsilon = 1.0;
-  o.base.delta = 1e-5;
+  o.base.target.epsilon = 1.0;
+  o.base.target.delta = 1e-5;
   o.base.rule = estimators::interval_rule::paper(1.0);
   std::vector<double> x(n, 0.0);
   x.back() = 30.0;
@@ -204,8 +204,8 @@ TEST(ComposedPairs, UnknownSigmaPairHidesTheLoneRecordFromTheSigmaHistogram) {
   const std::size_t n = 401;
   estimators::kv_unknown_sigma_options o;
   o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
-  o.epsilon = 1.0;
-  o.delta = 1e-5;
+  o.target.epsilon = 1.0;
+  o.target.delta = 1e-5;
   const double kappa4 = 4 * 4.0 * std::sqrt(std::log(n / 0.1));
   const double big = audit::kv_unknown_sigma_outside(o, n);
   EXPECT_DOUBLE_EQ(big, 10 * kappa4);

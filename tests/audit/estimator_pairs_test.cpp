@@ -45,13 +45,13 @@ TEST(EstimatorPairs, BrokenCentralPairsHalveTheSameDraws) {
   const std::size_t n = 50, trials = 200;
   estimators::winsorized_mean_options wo;
   wo.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
-  wo.epsilon = 1.0;
-  wo.delta = 1e-5;
+  wo.target.epsilon = 1.0;
+  wo.target.delta = 1e-5;
   wo.rule = estimators::interval_rule::paper(1.0);
   estimators::kv_mean_options ko;
   ko.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
-  ko.epsilon = 1.0;
-  ko.delta = 1e-5;
+  ko.target.epsilon = 1.0;
+  ko.target.delta = 1e-5;
   for (int which = 0; which < 2; ++which) {
     const double kappa = which == 0 ? wo.rule.radius : audit::kv_radius(ko, n);
     EXPECT_DOUBLE_EQ(audit::kv_radius(ko, n), 4.0 * std::sqrt(std::log(n / 0.1)));
@@ -100,8 +100,8 @@ TEST(EstimatorPairs, UserMeanPairChangesOneWholeUserAndAttainsTheCalibratedSensi
   const std::size_t users = 40, times = 6, trials = 200;
   estimators::winsorized_mean_hd_options o;
   o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
-  o.epsilon = 0.8;
-  o.delta = 1e-5;
+  o.target.epsilon = 0.8;
+  o.target.delta = 1e-5;
   o.rule = estimators::interval_rule::paper(0.5);  // kappa = 1.5
   const double kappa = 1.5;
   // The pair's panels (as user_mean_pair builds them): only the last user's row differs, in
@@ -159,8 +159,8 @@ TEST(EstimatorPairs, RandomEffectsAndRegressionPairsAreTheWinsorizedPairOnTheUse
       0.7, 1e-4, rule, mechanisms::noise_kind::research_grade};
   estimators::winsorized_mean_hd_options ho;
   ho.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
-  ho.epsilon = 0.7;
-  ho.delta = 1e-4;
+  ho.target.epsilon = 0.7;
+  ho.target.delta = 1e-4;
   ho.rule = rule;
   // the regression pair's lone user: x_t = (t + 1)/T, y_t = 60 x_t -> beta_u = 60 (rounding)
   std::vector<double> x(times), y(times);
@@ -196,8 +196,8 @@ TEST(EstimatorPairs, PriestleyChaoPairPutsTheLoneTermAtTenKappaAndHalvesTheSameD
   const std::size_t n = 100, trials = 200;
   estimators::priestley_chao_options o;
   o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
-  o.epsilon = 1.0;
-  o.delta = 1e-5;
+  o.target.epsilon = 1.0;
+  o.target.delta = 1e-5;
   // Lemma 4.9 with b = 0.1, L_f = ||f|| = sigma^2 = 1, gamma = 0.1, Gaussian kernel:
   // tau = b (mu1 + 1) + (sup + L_K + sqrt(2 sup ln(2n/gamma)))/b.
   const double sup = 1 / std::sqrt(2 * std::numbers::pi);

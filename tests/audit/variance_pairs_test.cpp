@@ -194,8 +194,8 @@ TEST(ComposedPairs, LongitudinalRegressionHdIsTheWinsorizedHdPairOnTheCoefficien
   const std::size_t users = 50, p = 4, trials = 200;
   estimators::winsorized_mean_hd_options o;
   o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
-  o.epsilon = 1.0;
-  o.delta = 1e-5;
+  o.target.epsilon = 1.0;
+  o.target.delta = 1e-5;
   o.rule = estimators::interval_rule::paper(1.0);
   for (bool broken : {false, true}) {
     auto g1 = rng::stream(8, 0, 0, rng::purpose::audit);

@@ -46,8 +46,8 @@ TEST(AccuracyStatistical, PriestleyChaoWithinBoundAndOnItsOracle) {
   const double b = 0.08, eps = 1.0, gamma = 0.1;
   const double lf = 2.0 * pi, fsup = 1.0, s2 = 1.0;
   priestley_chao_options o;
-  o.epsilon = eps;
-  o.delta = 1e-6;
+  o.target.epsilon = eps;
+  o.target.delta = 1e-6;
   o.bandwidth = b;
   o.lipschitz = lf;
   o.sup_norm = fsup;

@@ -433,8 +433,8 @@ TEST(KarwaVadhan, RuleScaleAndConfidenceInterval) {
   auto g = g0;
   kv_mean_options o;
   o.noise = mechanisms::noise_kind::research_grade;  // recomputed draws
-  o.epsilon = 1.0;
-  o.delta = 1e-6;
+  o.target.epsilon = 1.0;
+  o.target.delta = 1e-6;
   o.sigma = 2.0;
   o.beta = 0.1;
   o.alpha = 0.05;

@@ -76,8 +76,8 @@ TEST(KvUnknownSigma, BudgetScalesAndRecomputedDraw) {
   const auto x = normal_data(n, mu, sigma, 41);
   kv_unknown_sigma_options o;
   o.noise = mechanisms::noise_kind::research_grade;  // recomputed draws
-  o.epsilon = eps;
-  o.delta = delta;
+  o.target.epsilon = eps;
+  o.target.delta = delta;
   o.beta = 0.05;
   o.alpha = 0.1;
   const auto g0 = rng::stream(3, 4, 5, rng::purpose::noise);
@@ -144,8 +144,8 @@ TEST(KvUnknownSigma, AccuracyAtFixedSeeds) {
       o.noise = mechanisms::noise_kind::research_grade;  // recomputed draws
       o.noise = mechanisms::noise_kind::research_grade;  // recomputed draws
       o.noise = mechanisms::noise_kind::research_grade;  // recomputed draws
-      o.epsilon = 0.5;
-      o.delta = 1.0 / (double(n) * n);
+      o.target.epsilon = 0.5;
+      o.target.delta = 1.0 / (double(n) * n);
       const auto r = kv_mean_unknown_sigma(x, o, g);
       ASSERT_FALSE(r.sigma_diag.failed);
       EXPECT_GE(r.sigma_hat, sigma) << sigma << " " << seed;
@@ -162,8 +162,8 @@ TEST(KvUnknownSigma, FailureUsesFallback) {
   auto g = rng::stream(1, 1, 1, rng::purpose::noise);
   kv_unknown_sigma_options o;
   o.noise = mechanisms::noise_kind::research_grade;  // recomputed draws
-  o.epsilon = 0.1;
-  o.delta = 1e-4;
+  o.target.epsilon = 0.1;
+  o.target.delta = 1e-4;
   o.sigma_fallback = 2.5;
   const auto r = kv_mean_unknown_sigma(x, o, g);
   EXPECT_TRUE(r.sigma_diag.failed);
@@ -182,9 +182,9 @@ TEST(KvUnknownSigma, Validation) {
     mutate(o);
     EXPECT_THROW((void)kv_mean_unknown_sigma(x, o, g), core::invalid_argument_error);
   };
-  bad([](auto& o) { o.epsilon = 0; });
-  bad([](auto& o) { o.epsilon = std::nan(""); });
-  bad([](auto& o) { o.delta = 1.0; });
+  bad([](auto& o) { o.target.epsilon = 0; });
+  bad([](auto& o) { o.target.epsilon = std::nan(""); });
+  bad([](auto& o) { o.target.delta = 1.0; });
   bad([](auto& o) { o.beta = 0.0; });
   bad([](auto& o) { o.alpha = 1.5; });
   bad([](auto& o) { o.sigma_fallback = -1; });

@@ -189,8 +189,8 @@ TEST(PriestleyChao, ConstantsRadiiAndPoints) {
   // grid of 3 points: basic split (ε/3, δ/3), each point Algorithm 4 on Z(x)
   auto y = normal_data(n, 0.0, 1.0, 70);
   for (std::size_t i = 0; i < n; ++i) y[i] += std::sin(2 * M_PI * i / double(n));
-  o.epsilon = 0.9;
-  o.delta = 1e-6;
+  o.target.epsilon = 0.9;
+  o.target.delta = 1e-6;
   const std::vector<double> pts = {0.25, 0.5, 0.75};
   const auto g0 = rng::stream(3, 3, 3, rng::purpose::noise);
   auto g1 = g0, g2 = g0;

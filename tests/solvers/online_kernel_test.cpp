@@ -98,7 +98,7 @@ TEST(OnlineKernel, PrivateReleasesEmitEvents) {
   online_kernel_options o;
   o.noise_kind = mechanisms::noise_kind::research_grade;  // the default: online_kernel_noise_test
   o.privacy = kernel_privacy::per_query;
-  o.epsilon = 0.5;
+  o.target.epsilon = 0.5;
   online_kernel_regression f(kernel{}, 1, o);
   auto g = rng::stream(2, 0, 0, rng::purpose::noise);
   const std::vector<double> x{0.1};
@@ -112,7 +112,7 @@ TEST(OnlineKernel, PrivateReleasesEmitEvents) {
   EXPECT_THROW(f.release_function(pts, g), core::invalid_argument_error);
 
   o.privacy = kernel_privacy::function_release;
-  o.delta = 1e-5;
+  o.target.delta = 1e-5;
   online_kernel_regression h(kernel{}, 1, o);
   h.update(x, 0.4);
   const auto v = h.release_function(pts, g);
@@ -143,17 +143,17 @@ TEST(OnlineKernelOptions, BadFieldsNamed) {
   check(o, kernel{}, "output_bound");
   o = {};
   o.privacy = kernel_privacy::function_release;
-  o.delta = 2;
+  o.target.delta = 2;
   check(o, kernel{}, "delta");
   // function_release uses HRW's classical constant sqrt(2 log(2/delta))/epsilon: epsilon <= 1.
   o = {};
   o.privacy = kernel_privacy::function_release;
-  o.epsilon = 1.5;
+  o.target.epsilon = 1.5;
   check(o, kernel{}, "epsilon");
-  o.epsilon = 1.0;  // the boundary is allowed
+  o.target.epsilon = 1.0;  // the boundary is allowed
   EXPECT_NO_THROW(online_kernel_regression(kernel{}, 1, o));
   o.privacy = kernel_privacy::per_query;  // per-query Laplace has no such restriction
-  o.epsilon = 5.0;
+  o.target.epsilon = 5.0;
   EXPECT_NO_THROW(online_kernel_regression(kernel{}, 1, o));
   check({}, kernel{kernel_kind::gaussian, -1.0}, "bandwidth");
 }

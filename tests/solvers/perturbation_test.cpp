@@ -63,7 +63,7 @@ TEST(OutputPerturbation, MinimiserEqualsIndependentRegularisedOptimum) {
   EXPECT_LE(std::sqrt(detail::squared_distance(m.x, ref)), tau / o.regularization + 1e-9);
   objective_perturbation_options oo;
   oo.regularization = 0.05;
-  oo.epsilon = 50;  // lambda_min = (1/4) / (n (e^{24.75} - 1)) << lambda: lambda' = lambda
+  oo.target.epsilon = 50;  // lambda_min = (1/4) / (n (e^{24.75} - 1)) << lambda: lambda' = lambda
   const std::vector<double> b(d, 0.0);
   const auto om = objective_perturbation_minimiser(loss, oo, b);
   ASSERT_EQ(om.status, termination::converged);
@@ -111,8 +111,8 @@ TEST(OutputPerturbation, CalibrationAndNoiseLevel) {
   output_perturbation_options o;
   o.regularization = 0.1;
   o.clip_norm = 1.0;
-  o.epsilon = 0.7;
-  o.delta = 1e-5;
+  o.target.epsilon = 0.7;
+  o.target.delta = 1e-5;
   const auto cal = output_perturbation_calibrate(o, n);
   EXPECT_NEAR(cal.sensitivity, (2.0 / n + 2 * cal.tolerance) / 0.1, 1e-15);
   EXPECT_NEAR(
@@ -140,8 +140,8 @@ TEST(ObjectivePerturbation, CalibrationClosedForm) {
       objective_perturbation_options o;
       o.relation = rel;
       o.public_size = 1000;
-      o.epsilon = eps;
-      o.delta = 1e-5;
+      o.target.epsilon = eps;
+      o.target.delta = 1e-5;
       o.regularization = 1e-6;  // below lambda_min: raised
       const std::size_t n = 1000;
       const auto c = objective_perturbation_calibrate(o, n);
@@ -165,7 +165,7 @@ TEST(ObjectivePerturbation, EventsAndRejections) {
   const auto s = unit_rows(n, d, 24);
   const losses::glm_loss loss(losses::glm_kind::logistic, {s.x, s.y, n, d});
   objective_perturbation_options o;
-  o.epsilon = 1;
+  o.target.epsilon = 1;
   auto g = rng::stream(5, 0, 0, rng::purpose::noise);
   const auto r = objective_perturbation(loss, o, g);
   ASSERT_EQ(r.status, termination::converged);

@@ -278,8 +278,8 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
     if (m.starts_with("winsorized_mean")) {
       estimators::winsorized_mean_options o;
       o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
-      o.epsilon = eps;
-      o.delta = spec.delta;
+      o.target.epsilon = eps;
+      o.target.delta = spec.delta;
       o.rule = estimators::interval_rule::paper(1.0);
       return finish(winsorized_mean_stage_pair(o, stage, trials, g, spec.broken),
                     claim,
@@ -290,8 +290,8 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
     }
     estimators::kv_mean_options o;
     o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
-    o.epsilon = eps;
-    o.delta = spec.delta;
+    o.target.epsilon = eps;
+    o.target.delta = spec.delta;
     o.sigma = 1.0;
     o.beta = 0.1;
     return finish(kv_mean_stage_pair(o, stage, trials, g, spec.broken),
@@ -334,8 +334,8 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
   if (m == "winsorized_mean") {
     estimators::winsorized_mean_options o;
     o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
-    o.epsilon = eps;
-    o.delta = spec.delta;
+    o.target.epsilon = eps;
+    o.target.delta = spec.delta;
     o.rule = estimators::interval_rule::paper(1.0);
     return finish(winsorized_mean_pair(o, spec.records, trials, g, spec.broken),
                   central_claim,
@@ -348,8 +348,8 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
   if (m == "kv_mean") {
     estimators::kv_mean_options o;
     o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
-    o.epsilon = eps;
-    o.delta = spec.delta;
+    o.target.epsilon = eps;
+    o.target.delta = spec.delta;
     o.sigma = 1.0;
     o.beta = 0.1;
     return finish(kv_mean_pair(o, spec.records, trials, g, spec.broken),
@@ -366,8 +366,8 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
     constexpr std::size_t kUserTimes = 4;
     estimators::winsorized_mean_hd_options o;
     o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
-    o.epsilon = eps;
-    o.delta = spec.delta;
+    o.target.epsilon = eps;
+    o.target.delta = spec.delta;
     o.rule = estimators::interval_rule::paper(1.0);
     return finish(user_mean_pair(o, spec.records, kUserTimes, trials, g, spec.broken),
                   central_claim,
@@ -381,8 +381,8 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
   if (m == "priestley_chao") {
     estimators::priestley_chao_options o;              // b = 0.1, Gaussian kernel, Lemma 4.9 radius
     o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
-    o.epsilon = eps;
-    o.delta = spec.delta;
+    o.target.epsilon = eps;
+    o.target.delta = spec.delta;
     return finish(priestley_chao_pair(o, spec.records, trials, g, spec.broken),
                   central_claim,
                   0.25 * spec.delta,
@@ -418,8 +418,8 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
     constexpr std::size_t kUserTimes = 4;
     estimators::winsorized_mean_hd_options o;
     o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
-    o.epsilon = eps;
-    o.delta = spec.delta;
+    o.target.epsilon = eps;
+    o.target.delta = spec.delta;
     o.rule = estimators::interval_rule::paper(1.0);
     const std::string k = std::to_string(kComposedReleases);
     return finish(
@@ -441,8 +441,8 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
     if (m == "winsorized_mean_hd") {
       estimators::winsorized_mean_hd_options o;
       o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
-      o.epsilon = eps;
-      o.delta = spec.delta;
+      o.target.epsilon = eps;
+      o.target.delta = spec.delta;
       o.rule = estimators::interval_rule::paper(1.0);
       return finish(
           winsorized_mean_hd_pair(o, spec.records, kComposedReleases, trials, g, spec.broken),
@@ -457,8 +457,8 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
     }
     estimators::priestley_chao_options o;
     o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
-    o.epsilon = eps;
-    o.delta = spec.delta;
+    o.target.epsilon = eps;
+    o.target.delta = spec.delta;
     return finish(
         priestley_chao_grid_pair(o, spec.records, kComposedReleases, trials, g, spec.broken),
         central_claim,
@@ -474,8 +474,8 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
   if (m == "sample_split_mean") {
     estimators::sample_split_options o;  // paper split: eps/2 histogram, eps/2 mean (d = 1)
     o.base.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
-    o.base.epsilon = eps;
-    o.base.delta = spec.delta;
+    o.base.target.epsilon = eps;
+    o.base.target.delta = spec.delta;
     o.base.rule = estimators::interval_rule::paper(1.0);
     return finish(sample_split_mean_pair(o, spec.records, trials, g, spec.broken),
                   eps_m,
@@ -489,8 +489,8 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
   if (m == "kv_mean_unknown_sigma") {
     estimators::kv_unknown_sigma_options o;
     o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
-    o.epsilon = eps;
-    o.delta = spec.delta;
+    o.target.epsilon = eps;
+    o.target.delta = spec.delta;
     o.beta = 0.1;
     const std::size_t n = 2 * spec.records + 1;  // odd: the lone record is unpaired
     const double e3 = eps / 3;

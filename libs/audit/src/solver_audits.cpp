@@ -28,8 +28,8 @@ void solver_audit_spec::validate() const {
     core::throw_invalid(fn, "solver", solver, "unknown (see audit::solver_names())");
   core::check_at_least(fn, "records", static_cast<long long>(records), 2);
   core::check_at_least(fn, "iterations", iterations, 2);
-  core::check_positive(fn, "epsilon", epsilon);
-  core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
+  core::check_positive(fn, "epsilon", target.epsilon);
+  core::check_open_interval(fn, "delta", target.delta, 0.0, 1.0);
   core::check_positive(fn, "clip_norm", clip_norm);
   core::check_positive(fn, "canary_response", canary_response);
   core::check_positive(fn, "step_size", step_size);
@@ -86,8 +86,7 @@ solvers::istdp_options istdp_opts(const solver_audit_spec& s) {
   o.clip_norm = s.clip_norm;
   o.relation = core::neighbouring::replace_one;
   o.calibration = solvers::noise_calibration::tight;
-  o.epsilon = s.epsilon;
-  o.delta = s.delta;
+  o.target = s.target;
   o.trace.enabled = false;
   return o;
 }
@@ -102,8 +101,7 @@ solvers::pgd_options pgd_opts(const solver_audit_spec& s) {
   o.clip_norm = s.clip_norm;
   o.relation = core::neighbouring::replace_one;
   o.calibration = solvers::noise_calibration::tight;
-  o.epsilon = s.epsilon;
-  o.delta = s.delta;
+  o.target = s.target;
   o.trace.enabled = false;
   return o;
 }
@@ -173,11 +171,11 @@ sample_pair solver_pair(const solver_audit_spec& spec, std::size_t trials, rng::
 
 double solver_claimed_epsilon(const solver_audit_spec& spec) {
   spec.validate();
-  if (spec.solver != "dp_sgd") return spec.epsilon;
+  if (spec.solver != "dp_sgd") return spec.target.epsilon;
   accounting::rdp_accountant acc;
   acc.compose(core::subsampled_gaussian_event{spec.sampling_rate, spec.noise_multiplier},
               spec.iterations);
-  return acc.epsilon(spec.delta);
+  return acc.epsilon(spec.target.delta);
 }
 
 named_audit_result audit_solver(const solver_audit_spec& spec,
@@ -188,12 +186,13 @@ named_audit_result audit_solver(const solver_audit_spec& spec,
   const double claimed = solver_claimed_epsilon(spec);
   std::string guarantee =
       spec.solver == "istdp_as_published"
-          ? eps_words(claimed, spec.delta) +
+          ? eps_words(claimed, spec.target.delta) +
                 " CLAIMED by the paper (Thm. 3.3); docs/theory/istdp.md, the leak: not private"
       : spec.solver == "dp_sgd"
-          ? eps_words(claimed, spec.delta) + " (RDP accountant, add/remove)"
-          : eps_words(claimed, spec.delta) + " (tight Gaussian calibration, replace-one)";
-  return finish(solver_pair(spec, trials, g), claimed, spec.delta, std::move(guarantee), options);
+          ? eps_words(claimed, spec.target.delta) + " (RDP accountant, add/remove)"
+          : eps_words(claimed, spec.target.delta) + " (tight Gaussian calibration, replace-one)";
+  return finish(
+      solver_pair(spec, trials, g), claimed, spec.target.delta, std::move(guarantee), options);
 }
 
 }  // namespace dpx::audit

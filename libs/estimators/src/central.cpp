@@ -10,14 +10,14 @@
 namespace dpx::estimators {
 
 void winsorized_mean_options::validate(const char* function) const {
-  core::check_positive(function, "epsilon", epsilon);
-  core::check_open_interval(function, "delta", delta, 0.0, 1.0);
+  core::check_positive(function, "epsilon", target.epsilon);
+  core::check_open_interval(function, "delta", target.delta, 0.0, 1.0);
   rule.validate(function);
 }
 
 void winsorized_mean_hd_options::validate(const char* function) const {
-  core::check_positive(function, "epsilon", epsilon);
-  core::check_open_interval(function, "delta", delta, 0.0, 1.0);
+  core::check_positive(function, "epsilon", target.epsilon);
+  core::check_open_interval(function, "delta", target.delta, 0.0, 1.0);
   rule.validate(function);
   if (composition_slack != 0.0)
     core::check_open_interval(function, "composition_slack", composition_slack, 0.0, 1.0);
@@ -25,8 +25,8 @@ void winsorized_mean_hd_options::validate(const char* function) const {
 
 void kv_mean_options::validate() const {
   constexpr const char* fn = "kv_mean";
-  core::check_positive(fn, "epsilon", epsilon);
-  core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
+  core::check_positive(fn, "epsilon", target.epsilon);
+  core::check_open_interval(fn, "delta", target.delta, 0.0, 1.0);
   core::check_positive(fn, "sigma", sigma);
   core::check_open_interval(fn, "beta", beta, 0.0, 1.0);
   core::check_open_interval(fn, "alpha", alpha, 0.0, 1.0);
@@ -34,8 +34,8 @@ void kv_mean_options::validate() const {
 
 void kv_unknown_sigma_options::validate() const {
   constexpr const char* fn = "kv_mean_unknown_sigma";
-  core::check_positive(fn, "epsilon", epsilon);
-  core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
+  core::check_positive(fn, "epsilon", target.epsilon);
+  core::check_open_interval(fn, "delta", target.delta, 0.0, 1.0);
   core::check_open_interval(fn, "beta", beta, 0.0, 1.0);
   core::check_open_interval(fn, "alpha", alpha, 0.0, 1.0);
   core::check_positive(fn, "sigma_fallback", sigma_fallback);

@@ -21,8 +21,8 @@ double kernel_value(kernel_kind k, double u) noexcept {
 
 void priestley_chao_options::validate() const {
   constexpr const char* fn = "priestley_chao";
-  core::check_positive(fn, "epsilon", epsilon);
-  core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
+  core::check_positive(fn, "epsilon", target.epsilon);
+  core::check_open_interval(fn, "delta", target.delta, 0.0, 1.0);
   core::check_positive(fn, "bandwidth", bandwidth);
   core::check_nonnegative(fn, "lipschitz", lipschitz);
   core::check_nonnegative(fn, "sup_norm", sup_norm);

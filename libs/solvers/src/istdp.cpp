@@ -43,8 +43,8 @@ void istdp_options::validate() const {
   if (calibration == noise_calibration::fixed) {
     core::check_nonnegative(fn, "sigma", sigma);
   } else {
-    core::check_positive(fn, "epsilon", epsilon);
-    core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
+    core::check_positive(fn, "epsilon", target.epsilon);
+    core::check_open_interval(fn, "delta", target.delta, 0.0, 1.0);
   }
   if (calibration == noise_calibration::paper && noise_kind == mechanisms::noise_kind::float_safe)
     core::throw_invalid(fn,
@@ -75,14 +75,16 @@ double istdp_sigma(const istdp_options& o, std::size_t n) {
     case noise_calibration::fixed:
       return o.sigma;
     case noise_calibration::paper:
-      return istdp_theorem_3_3(o.epsilon, o.delta, o.iterations, istdp_sensitivity(o, n)).sigma;
+      return istdp_theorem_3_3(
+                 o.target.epsilon, o.target.delta, o.iterations, istdp_sensitivity(o, n))
+          .sigma;
     case noise_calibration::tight:
       // Rounded up: sigma / sensitivity (the events' multiplier) stays >= the calibrated one.
       return core::multiply_up(
           istdp_sensitivity(o, n),
           o.noise_kind == mechanisms::noise_kind::float_safe
-              ? gaussian_zcdp_multiplier(o.epsilon, o.delta, o.iterations - 1)
-              : gaussian_tight_multiplier(o.epsilon, o.delta, o.iterations - 1));
+              ? gaussian_zcdp_multiplier(o.target.epsilon, o.target.delta, o.iterations - 1)
+              : gaussian_tight_multiplier(o.target.epsilon, o.target.delta, o.iterations - 1));
   }
   return 0;
 }

@@ -83,15 +83,15 @@ void online_kernel_options::validate() const {
   core::check_nonnegative(fn, "t0", t0);
   core::check_positive(fn, "output_bound", output_bound);
   core::check_positive(fn, "input_bound", input_bound);
-  if (privacy != kernel_privacy::none) core::check_positive(fn, "epsilon", epsilon);
+  if (privacy != kernel_privacy::none) core::check_positive(fn, "epsilon", target.epsilon);
   if (privacy == kernel_privacy::function_release) {
-    core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
+    core::check_open_interval(fn, "delta", target.delta, 0.0, 1.0);
     // HRW 2013 (Prop. 3 / Cor. 9) calibrate with the classical Gaussian constant
     // sqrt(2 log(2/delta)) / epsilon, whose proof needs epsilon <= 1.
-    if (!(epsilon <= 1.0))
+    if (!(target.epsilon <= 1.0))
       core::throw_invalid(fn,
                           "epsilon",
-                          epsilon,
+                          target.epsilon,
                           "must be <= 1 for function_release (the classical Gaussian constant "
                           "sqrt(2 log(2/delta))/epsilon of Hall, Rinaldo & Wasserman needs it)");
   }
@@ -164,7 +164,7 @@ double online_kernel_regression::rkhs_sensitivity() const noexcept {
 }
 
 double online_kernel_regression::function_noise_multiplier() const noexcept {
-  return std::sqrt(2.0 * std::log(2.0 / o_.delta)) / o_.epsilon;
+  return std::sqrt(2.0 * std::log(2.0 / o_.target.delta)) / o_.target.epsilon;
 }
 
 std::vector<double> online_kernel_regression::coefficients() const {

@@ -31,8 +31,8 @@ void output_perturbation_options::validate() const {
   core::check_positive(fn, "clip_norm", clip_norm);
   switch (calibration) {
     case noise_calibration::tight:
-      core::check_positive(fn, "epsilon", epsilon);
-      core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
+      core::check_positive(fn, "epsilon", target.epsilon);
+      core::check_open_interval(fn, "delta", target.delta, 0.0, 1.0);
       break;
     case noise_calibration::fixed:
       core::check_nonnegative(fn, "noise_scale", noise_scale);
@@ -59,9 +59,10 @@ perturbation_calibration output_perturbation_calibrate(const output_perturbation
   c.regularization = o.regularization;
   c.tolerance = o.solve.relative_tolerance * o.clip_norm / m;
   c.sensitivity = (per_record + 2.0 * c.tolerance) / o.regularization;
-  c.noise_scale = o.calibration == noise_calibration::fixed
-                      ? o.noise_scale
-                      : c.sensitivity * gaussian_tight_multiplier(o.epsilon, o.delta, 1);
+  c.noise_scale =
+      o.calibration == noise_calibration::fixed
+          ? o.noise_scale
+          : c.sensitivity * gaussian_tight_multiplier(o.target.epsilon, o.target.delta, 1);
   return c;
 }
 
@@ -69,8 +70,8 @@ void objective_perturbation_options::validate() const {
   const char* fn = "solvers::objective_perturbation_options";
   core::check_positive(fn, "regularization", regularization);
   core::check_positive(fn, "row_norm_bound", row_norm_bound);
-  core::check_positive(fn, "epsilon", epsilon);
-  core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
+  core::check_positive(fn, "epsilon", target.epsilon);
+  core::check_open_interval(fn, "delta", target.delta, 0.0, 1.0);
   core::check_open_interval(fn, "approx_fraction", approx_fraction, 0.0, 1.0);
   detail::check_public_size(fn, relation, public_size);
   solve.validate(fn);
@@ -84,9 +85,10 @@ perturbation_calibration objective_perturbation_calibrate(const objective_pertur
   const double m = normaliser(o.relation, o.public_size, n);
   const double zeta = o.row_norm_bound;                           // |f'| <= 1 for logistic
   const double beta = o.row_norm_bound * o.row_norm_bound / 4.0;  // f'' <= 1/4
-  const double eps2 = o.approx_fraction * o.epsilon, delta2 = o.approx_fraction * o.delta;
-  c.epsilon_main = o.epsilon - eps2;
-  c.delta_main = o.delta - delta2;
+  const double eps2 = o.approx_fraction * o.target.epsilon,
+               delta2 = o.approx_fraction * o.target.delta;
+  c.epsilon_main = o.target.epsilon - eps2;
+  c.delta_main = o.target.delta - delta2;
   const double lambda_min = beta / (m * std::expm1(c.epsilon_main / 2.0));
   c.regularization = std::max(o.regularization, lambda_min);
   c.epsilon_jacobian = std::log1p(beta / (m * c.regularization));

@@ -42,10 +42,10 @@ void pgd_options::validate() const {
         core::throw_invalid(
             fn, "calibration", "fixed", "laplace_l2 needs a calibrated budget (paper or tight)");
     } else {
-      core::check_positive(fn, "epsilon", epsilon);
+      core::check_positive(fn, "epsilon", target.epsilon);
       const bool pure =
           noise == pgd_noise::laplace_per_coordinate && laplace_rule == laplace_composition::basic;
-      if (!pure) core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
+      if (!pure) core::check_open_interval(fn, "delta", target.delta, 0.0, 1.0);
     }
     detail::check_public_size(fn, relation, public_size);
   }
@@ -79,8 +79,8 @@ pgd_calibration pgd_calibrate(const pgd_options& o, std::size_t n, std::size_t d
       break;
     case pgd_noise::laplace_per_coordinate:
       c.noise_scale = fixed ? o.noise_scale
-                            : laplace_per_coordinate_scale(o.epsilon,
-                                                           o.delta,
+                            : laplace_per_coordinate_scale(o.target.epsilon,
+                                                           o.target.delta,
                                                            o.iterations,
                                                            static_cast<std::int64_t>(d),
                                                            c.sensitivity,
@@ -88,7 +88,7 @@ pgd_calibration pgd_calibrate(const pgd_options& o, std::size_t n, std::size_t d
       c.step_epsilon = c.sensitivity / c.noise_scale;
       break;
     case pgd_noise::laplace_l2: {
-      const auto b = split_budget(o.epsilon, o.delta, o.iterations, o.laplace_rule);
+      const auto b = split_budget(o.target.epsilon, o.target.delta, o.iterations, o.laplace_rule);
       c.step_epsilon = b.epsilon;
       c.step_delta = b.delta;
       c.noise_scale = laplace_l2_scale(b.epsilon, b.delta, c.sensitivity);
@@ -101,8 +101,9 @@ pgd_calibration pgd_calibrate(const pgd_options& o, std::size_t n, std::size_t d
                 : core::multiply_up(
                       c.sensitivity,
                       o.noise_kind == mechanisms::noise_kind::float_safe
-                          ? gaussian_zcdp_multiplier(o.epsilon, o.delta, o.iterations)
-                          : gaussian_tight_multiplier(o.epsilon, o.delta, o.iterations));
+                          ? gaussian_zcdp_multiplier(o.target.epsilon, o.target.delta, o.iterations)
+                          : gaussian_tight_multiplier(
+                                o.target.epsilon, o.target.delta, o.iterations));
       break;
   }
   return c;

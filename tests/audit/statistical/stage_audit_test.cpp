@@ -58,8 +58,8 @@ TEST(StageAudit, EventFrequencyMatchesTheClosedForm) {
     } else {
       estimators::kv_mean_options o;
       o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms
-      o.epsilon = 1.0;
-      o.delta = 1e-5;
+      o.target.epsilon = 1.0;
+      o.target.delta = 1e-5;
       p = audit::kv_mean_stage_pair(o, audit::estimator_stage::histogram, trials, g);
     }
     for (int side = 0; side < 2; ++side) {

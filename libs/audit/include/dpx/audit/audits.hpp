@@ -28,6 +28,7 @@
 
 #include "dpx/audit/auditor.hpp"
 #include "dpx/audit/pairs.hpp"
+#include "dpx/core/privacy_curves.hpp"
 #include "dpx/core/rng.hpp"
 
 namespace dpx::audit {
@@ -133,10 +134,10 @@ struct solver_audit_spec {
   /// istdp_as_published, istdp_strict, noisy_pgd (Gaussian, tight calibration, last iterate),
   /// dp_sgd.
   std::string solver = "istdp_strict";
-  std::size_t records = 10;        ///< n (rows of D for replace-one), >= 2
-  std::int64_t iterations = 5;     ///< T (ISTDP: T - 1 releases; PGD, DP-SGD: T steps), >= 2
-  double epsilon = 1.0;            ///< calibration target (ISTDP, noisy PGD), > 0
-  double delta = 1e-5;             ///< calibration target / claim delta, in (0, 1)
+  std::size_t records = 10;     ///< n (rows of D for replace-one), >= 2
+  std::int64_t iterations = 5;  ///< T (ISTDP: T - 1 releases; PGD, DP-SGD: T steps), >= 2
+  /// Calibration target (ISTDP, noisy PGD): epsilon > 0; delta in (0, 1), also the claim's delta.
+  core::epsilon_delta target{1.0, 1e-5};
   double clip_norm = 1.0;          ///< G > 0
   double canary_response = 100.0;  ///< Y > 0
   double step_size = 0.5;          ///< noisy PGD and DP-SGD step, > 0
@@ -151,12 +152,12 @@ std::vector<std::string> solver_names();
 /// The canary pair's statistics for a solver (`trials` runs on each side).
 sample_pair solver_pair(const solver_audit_spec& spec, std::size_t trials, rng::philox4x32& g);
 
-/// Claimed epsilon at spec.delta: the calibration target for ISTDP (both variants: the
+/// Claimed epsilon at spec.target.delta: the calibration target for ISTDP (both variants: the
 /// published variant CLAIMS it, docs/theory/istdp.md, the leak) and noisy PGD; for DP-SGD the RDP
 /// accountant's epsilon of its subsampled-Gaussian events.
 double solver_claimed_epsilon(const solver_audit_spec& spec);
 
-/// solver_pair + audit_samples (options.delta replaced by spec.delta) + the claim.
+/// solver_pair + audit_samples (options.delta replaced by spec.target.delta) + the claim.
 named_audit_result audit_solver(const solver_audit_spec& spec,
                                 std::size_t trials,
                                 const audit_options& options,

@@ -157,15 +157,15 @@ sample_pair winsorized_mean_stage_pair(const estimators::winsorized_mean_options
   o.validate(fn);
   const double f = broken ? 2.0 : 1.0;
   return detail::histogram_stage_pair(
-      f * 0.5 * o.epsilon,
-      o.delta,
+      f * 0.5 * o.target.epsilon,
+      o.target.delta,
       stage,
       trials,
       [&](std::size_t) { return o.rule; },
       [&](std::span<const double> x, const estimators::interval_rule& rule) {
         if (!broken) return estimators::winsorized_mean(x, o, g);
         return estimators::detail::winsorized_core(
-            x, rule, o.epsilon, o.delta, o.epsilon, o.noise, g, fn, "x");
+            x, rule, o.target.epsilon, o.target.delta, o.target.epsilon, o.noise, g, fn, "x");
       });
 }
 
@@ -182,8 +182,8 @@ sample_pair kv_mean_stage_pair(const estimators::kv_mean_options& o,
   o.validate();
   const double f = broken ? 2.0 : 1.0;
   return detail::histogram_stage_pair(
-      f * 0.5 * o.epsilon,
-      o.delta,
+      f * 0.5 * o.target.epsilon,
+      o.target.delta,
       stage,
       trials,
       [&](std::size_t n) {
@@ -194,7 +194,7 @@ sample_pair kv_mean_stage_pair(const estimators::kv_mean_options& o,
       [&](std::span<const double> x, const estimators::interval_rule& rule) {
         if (!broken) return estimators::kv_mean(x, o, g).mean;
         return estimators::detail::winsorized_core(
-            x, rule, o.epsilon, o.delta, o.epsilon, o.noise, g, fn, "x");
+            x, rule, o.target.epsilon, o.target.delta, o.target.epsilon, o.noise, g, fn, "x");
       });
 }
 

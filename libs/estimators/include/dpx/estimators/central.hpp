@@ -48,6 +48,7 @@
 
 #include "dpx/core/error.hpp"
 #include "dpx/core/privacy.hpp"
+#include "dpx/core/privacy_curves.hpp"
 #include "dpx/estimators/common.hpp"
 #include "dpx/estimators/detail/kernels.hpp"
 #include "dpx/mechanisms/float_safe.hpp"
@@ -104,9 +105,10 @@ struct mean_hd_result {
 
 /// Options of winsorized_mean (S1 Algorithm 4).
 struct winsorized_mean_options {
-  double epsilon = 1.0;  ///< total ε > 0: ε/2 histogram, ε/2 clipped mean [V]
-  double delta = 1e-6;   ///< δ ∈ (0, 1), all of it to the histogram [V]
-  interval_rule rule;    ///< A^κ_h: paper(τ) (default choice of S1), sharper(τ, τ′), custom
+  /// Total (ε, δ): ε > 0, ε/2 histogram and ε/2 clipped mean; δ ∈ (0, 1), all of it to the
+  /// histogram [V].
+  core::epsilon_delta target{1.0, 1e-6};
+  interval_rule rule;  ///< A^κ_h: paper(τ) (default choice of S1), sharper(τ, τ′), custom
   /// float_safe (default: exact discrete noise, see the file comment) or research_grade.
   mechanisms::noise_kind noise = mechanisms::noise_kind::float_safe;
   /// Throws core::invalid_argument_error naming `function`.
@@ -115,9 +117,9 @@ struct winsorized_mean_options {
 
 /// Options of winsorized_mean_hd (S1 Algorithm 5) and of the d-dimensional estimators built on it.
 struct winsorized_mean_hd_options {
-  double epsilon = 0.5;  ///< total ε > 0 (advanced composition needs ε < 1)
-  double delta = 1e-6;   ///< δ ∈ (0, 1), δ/d per coordinate
-  interval_rule rule;    ///< the same public rule for every coordinate
+  /// Total (ε, δ): ε > 0 (advanced composition needs ε < 1); δ ∈ (0, 1), δ/d per coordinate.
+  core::epsilon_delta target{0.5, 1e-6};
+  interval_rule rule;  ///< the same public rule for every coordinate
   /// ρ_c ∈ (0, 1), the advanced-composition slack; 0 means ρ_c = δ (S1 Cor D.7,
   /// docs/theory/dependent-data.md §3.4).
   double composition_slack = 0.0;
@@ -127,7 +129,9 @@ struct winsorized_mean_hd_options {
   mechanisms::noise_kind noise = mechanisms::noise_kind::float_safe;
   void validate(const char* function = "winsorized_mean_hd") const;
   /// ρ_c actually used.
-  double slack() const noexcept { return composition_slack > 0.0 ? composition_slack : delta; }
+  double slack() const noexcept {
+    return composition_slack > 0.0 ? composition_slack : target.delta;
+  }
 };
 
 /// Options of sample_split_mean (S1 eq. (1), Thm 4.3; docs/theory/dependent-data.md §3.5).
@@ -143,9 +147,10 @@ struct sample_split_options {
 /// Options of kv_mean (Karwa & Vadhan 2018, Alg 1 + Alg 4, known σ; docs/theory/dependent-data.md
 /// §7 [KV-impl]).
 struct kv_mean_options {
-  double epsilon = 1.0;  ///< total ε > 0: ε/2 range (histogram), ε/2 mean [KV-impl, equal split]
-  double delta = 1e-6;   ///< δ ∈ (0, 1) for the stable histogram (replaces the bound R on |μ|)
-  double sigma = 1.0;    ///< public standard deviation σ > 0: bins of width σ centred at jσ
+  /// Total (ε, δ): ε > 0, ε/2 range (histogram) and ε/2 mean [KV-impl, equal split]; δ ∈ (0, 1)
+  /// for the stable histogram (replaces the bound R on |μ|).
+  core::epsilon_delta target{1.0, 1e-6};
+  double sigma = 1.0;  ///< public standard deviation σ > 0: bins of width σ centred at jσ
   double beta = 0.1;  ///< range failure probability β ∈ (0, 1): radius 4σ sqrt(ln(n/β)) [R default]
   double alpha = 0.05;  ///< CI level 1 − α, α ∈ (0, 1), split α₀ = α₁ = α/2 [R]
   /// float_safe (default: exact discrete noise, see the file comment) or research_grade.
@@ -166,9 +171,9 @@ struct kv_result {
 /// steps]: ε/3 for the σ histogram, ε/3 for the range histogram, ε/3 for the mean; δ/2 for each
 /// histogram.
 struct kv_unknown_sigma_options {
-  double epsilon = 1.0;  ///< total ε > 0 (ε/3 per step)
-  double delta =
-      1e-6;  ///< total δ ∈ (0, 1) (δ/2 per histogram; replaces KV's bounds σ_min, σ_max, R)
+  /// Total (ε, δ): ε > 0 (ε/3 per step); δ ∈ (0, 1) (δ/2 per histogram; replaces KV's bounds
+  /// σ_min, σ_max, R).
+  core::epsilon_delta target{1.0, 1e-6};
   double beta = 0.1;    ///< range failure probability β ∈ (0, 1): radius 4σ̂ sqrt(ln(n/β))
   double alpha = 0.05;  ///< CI level 1 − α, α ∈ (0, 1), split α/2 + α/2 [R]
   /// Public σ used when the σ histogram releases no bin (failure; diag flag sigma_failed). > 0.
@@ -448,10 +453,17 @@ mean_result winsorized_mean(std::span<const double> x, const winsorized_mean_opt
   constexpr const char* fn = "winsorized_mean";
   o.validate(fn);
   if (x.empty()) core::throw_invalid(fn, "x", "empty", "must hold at least one value");
-  mean_result r = detail::winsorized_core(
-      x, o.rule, 0.5 * o.epsilon, o.delta, 0.5 * o.epsilon, o.noise, g, fn, "x");
-  r.privacy = {o.epsilon,
-               o.delta,
+  mean_result r = detail::winsorized_core(x,
+                                          o.rule,
+                                          0.5 * o.target.epsilon,
+                                          o.target.delta,
+                                          0.5 * o.target.epsilon,
+                                          o.noise,
+                                          g,
+                                          fn,
+                                          "x");
+  r.privacy = {o.target.epsilon,
+               o.target.delta,
                core::privacy_unit::item,
                trust_model::central,
                core::neighbouring::replace_one};
@@ -471,7 +483,8 @@ mean_hd_result winsorized_mean_hd(std::span<const double> x,
   constexpr const char* fn = "winsorized_mean_hd";
   o.validate(fn);
   detail::check_matrix(fn, x, d, 1);
-  const coordinate_budget b = split_budget(o.epsilon, o.delta, d, o.slack(), o.choice);
+  const coordinate_budget b =
+      split_budget(o.target.epsilon, o.target.delta, d, o.slack(), o.choice);
   const std::size_t n = x.size() / d;
   return detail::hd_core(
       x, d, 0, n, 0, n, o.rule, b, 0.5 * b.epsilon, 0.5 * b.epsilon, o.noise, g, fn);
@@ -491,7 +504,8 @@ mean_hd_result sample_split_mean(std::span<const double> x,
   o.validate();
   detail::check_matrix(fn, x, d, 2);
   const winsorized_mean_hd_options& b0 = o.base;
-  const coordinate_budget b = split_budget(b0.epsilon, b0.delta, d, b0.slack(), b0.choice);
+  const coordinate_budget b =
+      split_budget(b0.target.epsilon, b0.target.delta, d, b0.slack(), b0.choice);
   const std::size_t n = x.size() / d;
   const std::size_t half = n / 2;
   const double e = o.parallel ? b.epsilon : 0.5 * b.epsilon;
@@ -512,9 +526,9 @@ kv_result kv_mean(std::span<const double> x, const kv_mean_options& o, G& g) {
   const interval_rule rule{0.5 * o.sigma, 4.0 * o.sigma * std::sqrt(std::log(n / o.beta))};
   kv_result r;
   r.mean = detail::winsorized_core(
-      x, rule, 0.5 * o.epsilon, o.delta, 0.5 * o.epsilon, o.noise, g, fn, "x");
-  r.mean.privacy = {o.epsilon,
-                    o.delta,
+      x, rule, 0.5 * o.target.epsilon, o.target.delta, 0.5 * o.target.epsilon, o.noise, g, fn, "x");
+  r.mean.privacy = {o.target.epsilon,
+                    o.target.delta,
                     core::privacy_unit::item,
                     trust_model::central,
                     core::neighbouring::replace_one};
@@ -546,7 +560,7 @@ kv_unknown_sigma_result kv_mean_unknown_sigma(std::span<const double> x,
   if (x.size() < 2)
     core::throw_invalid(fn, "x", std::to_string(x.size()) + " values", "must hold at least 2");
   core::check_finite_span(fn, "x", x);
-  const double e3 = o.epsilon / 3.0, d2 = 0.5 * o.delta;
+  const double e3 = o.target.epsilon / 3.0, d2 = 0.5 * o.target.delta;
   const std::size_t m = x.size() / 2;
   kv_unknown_sigma_result r;
   const mechanisms::sparse_histogram h =
@@ -563,8 +577,8 @@ kv_unknown_sigma_result kv_mean_unknown_sigma(std::span<const double> x,
   r.mean = detail::winsorized_core(x, rule, e3, d2, e3, o.noise, g, fn, "x");
   r.mean.ledger.insert(r.mean.ledger.begin(),
                        {"sigma_histogram", e3, d2, core::approx_dp_event{e3, d2}});
-  r.mean.privacy = {o.epsilon,
-                    o.delta,
+  r.mean.privacy = {o.target.epsilon,
+                    o.target.delta,
                     core::privacy_unit::item,
                     trust_model::central,
                     core::neighbouring::replace_one};

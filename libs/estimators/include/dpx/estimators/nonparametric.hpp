@@ -52,9 +52,8 @@ enum class pc_radius {
 
 /// Options of priestley_chao.
 struct priestley_chao_options {
-  double epsilon = 1.0;    ///< TOTAL ε over all evaluation points
-  double delta = 1e-6;     ///< TOTAL δ ∈ (0, 1) over all points
-  double bandwidth = 0.1;  ///< b > 0
+  core::epsilon_delta target{1.0, 1e-6};  ///< TOTAL (ε > 0, δ ∈ (0, 1)) over all points
+  double bandwidth = 0.1;                 ///< b > 0
   kernel_kind kernel = kernel_kind::gaussian;
   double lipschitz = 1.0;           ///< L_f ≥ 0 (public bound)
   double sup_norm = 1.0;            ///< ‖f‖_∞ ≥ 0 (public bound)
@@ -113,8 +112,8 @@ priestley_chao_result priestley_chao(std::span<const double> y,
   r.n = n;
   r.points.assign(points.begin(), points.end());
   r.tau = priestley_chao_tau(o, n);
-  const double slack = o.composition_slack > 0.0 ? o.composition_slack : o.delta;
-  r.budget = split_budget(o.epsilon, o.delta, points.size(), slack, o.choice);
+  const double slack = o.composition_slack > 0.0 ? o.composition_slack : o.target.delta;
+  r.budget = split_budget(o.target.epsilon, o.target.delta, points.size(), slack, o.choice);
   const interval_rule rule = interval_rule::paper(r.tau);
   const double zeta = priestley_chao_margin(o.bandwidth);
   std::vector<double> z(n);

@@ -53,6 +53,7 @@
 
 #include "dpx/core/error.hpp"
 #include "dpx/core/privacy.hpp"
+#include "dpx/core/privacy_curves.hpp"
 #include "dpx/mechanisms/selection.hpp"
 #include "dpx/solvers/calibration.hpp"
 #include "dpx/solvers/common.hpp"
@@ -72,8 +73,8 @@ struct frank_wolfe_options {
   core::neighbouring relation = core::neighbouring::replace_one;
   std::size_t public_size = 0;  ///< n_bar (> 0) for add/remove, see the file comment
   noise_calibration calibration = noise_calibration::tight;
-  double epsilon = 1.0;       ///< > 0 (paper / tight)
-  double delta = 1e-6;        ///< in (0, 1) (paper / tight)
+  /// (epsilon, delta) target (paper / tight): epsilon > 0, delta in (0, 1).
+  core::epsilon_delta target{1.0, 1e-6};
   double step_epsilon = 0.0;  ///< eps0 > 0 (fixed)
   checkpoint_options trace;
   /// Throws core::invalid_argument_error naming the field.
@@ -124,8 +125,8 @@ solve_result frank_wolfe(const Loss& loss,
   if (priv) {
     r.noise_scale = 2.0 * du / eps0;  // Gumbel scale in utility units
     if (options.calibration != noise_calibration::fixed) {
-      r.epsilon_target = options.epsilon;
-      r.delta_target = options.delta;
+      r.epsilon_target = options.target.epsilon;
+      r.delta_target = options.target.delta;
     }
     r.guarantee = "(epsilon, delta)-DP under " + core::to_string(options.relation) +
                   (options.clip_norm > 0 ? "" : " (given the L_inf gradient bound of the domain)");

@@ -58,6 +58,7 @@
 
 #include "dpx/core/error.hpp"
 #include "dpx/core/privacy.hpp"
+#include "dpx/core/privacy_curves.hpp"
 #include "dpx/mechanisms/gaussian.hpp"
 #include "dpx/prox/prox.hpp"
 #include "dpx/solvers/calibration.hpp"
@@ -96,9 +97,9 @@ struct istdp_options {
   /// gradient_bound (2U does not involve n).
   std::size_t public_size = 0;
   noise_calibration calibration = noise_calibration::tight;
-  double epsilon = 1.0;  ///< target (paper / tight), > 0
-  double delta = 1e-5;   ///< target (paper / tight), in (0, 1)
-  double sigma = 0.0;    ///< noise sd for calibration::fixed, >= 0
+  /// (epsilon, delta) target (paper / tight): epsilon > 0, delta in (0, 1).
+  core::epsilon_delta target{1.0, 1e-5};
+  double sigma = 0.0;  ///< noise sd for calibration::fixed, >= 0
   /// float_safe (default): float_safe_gaussian releases, zcdp_event{rho} each; calibration tight
   /// then uses gaussian_zcdp_multiplier (paper is refused: Thm. 3.3 is the continuous
   /// Gaussian's). research_grade: the paper's Gaussian mechanism in doubles (experiments).
@@ -210,8 +211,8 @@ solve_result istdp(const Loss& loss,
   r.relation = options.sensitivity == sensitivity_mode::clipping ? options.relation
                                                                  : core::neighbouring::replace_one;
   if (options.calibration != noise_calibration::fixed) {
-    r.epsilon_target = options.epsilon;
-    r.delta_target = options.delta;
+    r.epsilon_target = options.target.epsilon;
+    r.delta_target = options.target.delta;
   }
   const double sigma = r.noise_scale;
   const bool noisy = sigma > 0;

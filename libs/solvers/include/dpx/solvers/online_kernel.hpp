@@ -56,6 +56,7 @@
 
 #include "dpx/core/error.hpp"
 #include "dpx/core/privacy.hpp"
+#include "dpx/core/privacy_curves.hpp"
 #include "dpx/mechanisms/float_safe.hpp"
 #include "dpx/mechanisms/gaussian.hpp"
 #include "dpx/mechanisms/laplace.hpp"
@@ -96,8 +97,9 @@ struct online_kernel_options {
   double output_bound = 1.0;  ///< M > 0 (responses clamped to [-M, M])
   double input_bound = 1.0;   ///< public bound on ||x|| (polynomial / linear kappa), > 0
   kernel_privacy privacy = kernel_privacy::none;
-  double epsilon = 1.0;  ///< > 0 (per_query); in (0, 1] (function_release: HRW's constant)
-  double delta = 1e-5;   ///< in (0, 1) (function_release)
+  /// (epsilon, delta) target: epsilon > 0 (per_query; in (0, 1] for function_release: HRW's
+  /// constant), delta in (0, 1) (function_release; unused by per_query).
+  core::epsilon_delta target{1.0, 1e-5};
   /// float_safe (default: exact discrete noise, see the file comment) or research_grade.
   mechanisms::noise_kind noise_kind = mechanisms::noise_kind::float_safe;
   void validate() const;
@@ -127,11 +129,11 @@ class online_kernel_regression {
     const double v = predict(x);
     if (c == 0) return v;  // f_0 = 0 does not depend on the data
     if (o_.noise_kind == mechanisms::noise_kind::float_safe) {
-      const auto fs = mechanisms::float_safe_laplace::calibrate(o_.epsilon, c);
+      const auto fs = mechanisms::float_safe_laplace::calibrate(o_.target.epsilon, c);
       events_.push_back(fs.event());
       return fs.release(v, g);
     }
-    const auto lap = mechanisms::laplace::calibrate(o_.epsilon, c);
+    const auto lap = mechanisms::laplace::calibrate(o_.target.epsilon, c);
     events_.push_back(lap.event());
     return v + lap.sample(g);
   }

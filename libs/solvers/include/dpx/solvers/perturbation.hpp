@@ -62,6 +62,7 @@
 #include <vector>
 
 #include "dpx/core/privacy.hpp"
+#include "dpx/core/privacy_curves.hpp"
 #include "dpx/losses/losses.hpp"
 #include "dpx/mechanisms/gaussian.hpp"
 #include "dpx/solvers/calibration.hpp"
@@ -90,8 +91,8 @@ struct output_perturbation_options {
   core::neighbouring relation = core::neighbouring::replace_one;
   std::size_t public_size = 0;                               ///< n_bar (> 0) for add/remove
   noise_calibration calibration = noise_calibration::tight;  ///< tight (analytic) or fixed
-  double epsilon = 1.0;                                      ///< > 0 (tight)
-  double delta = 1e-6;                                       ///< in (0, 1) (tight)
+  /// (epsilon, delta) target (tight): epsilon > 0, delta in (0, 1).
+  core::epsilon_delta target{1.0, 1e-6};
   double noise_scale = 0.0;  ///< sigma > 0 (fixed), or 0 with fixed = nonprivate theta_hat
   strongly_convex_solve_options solve;
   void validate() const;
@@ -115,9 +116,8 @@ struct objective_perturbation_options {
   double regularization = 0.1;  ///< lambda > 0 (raised to lambda_min when smaller)
   double row_norm_bound = 1.0;  ///< public R >= max_i ||x_i|| (checked), > 0
   core::neighbouring relation = core::neighbouring::replace_one;
-  std::size_t public_size = 0;    ///< n_bar (> 0) for add/remove
-  double epsilon = 1.0;           ///< > 0
-  double delta = 1e-6;            ///< in (0, 1)
+  std::size_t public_size = 0;            ///< n_bar (> 0) for add/remove
+  core::epsilon_delta target{1.0, 1e-6};  ///< epsilon > 0, delta in (0, 1)
   double approx_fraction = 0.01;  ///< share of (epsilon, delta) for the inexact minimiser, (0, 1)
   strongly_convex_solve_options solve;
   void validate() const;
@@ -170,8 +170,8 @@ solve_result output_perturbation(const losses::glm_loss& loss,
     noise.privatize(r.x, rng);
     r.privacy_events.push_back(noise.event());
     if (o.calibration == noise_calibration::tight) {
-      r.epsilon_target = o.epsilon;
-      r.delta_target = o.delta;
+      r.epsilon_target = o.target.epsilon;
+      r.delta_target = o.target.delta;
       r.guarantee = "(epsilon, delta)-DP under " + core::to_string(o.relation);
     } else {
       r.guarantee =
@@ -210,8 +210,8 @@ solve_result objective_perturbation(const losses::glm_loss& loss,
   r.noise_scale = cal.objective_sigma;
   r.privacy_events.push_back(core::approx_dp_event{cal.epsilon_main, cal.delta_main});
   r.privacy_events.push_back(out.event());
-  r.epsilon_target = o.epsilon;
-  r.delta_target = o.delta;
+  r.epsilon_target = o.target.epsilon;
+  r.delta_target = o.target.delta;
   r.guarantee = "(epsilon, delta)-DP under " + core::to_string(o.relation) +
                 " (rows within the public norm bound)";
   return r;

@@ -43,6 +43,7 @@
 
 #include "dpx/core/error.hpp"
 #include "dpx/core/privacy.hpp"
+#include "dpx/core/privacy_curves.hpp"
 #include "dpx/mechanisms/gaussian.hpp"
 #include "dpx/mechanisms/laplace.hpp"
 #include "dpx/prox/prox.hpp"
@@ -79,8 +80,9 @@ struct pgd_options {
   /// tight (Gaussian) / paper (Laplace: the composition rule below) / fixed (noise_scale).
   noise_calibration calibration = noise_calibration::tight;
   laplace_composition laplace_rule = laplace_composition::advanced;
-  double epsilon = 1.0;    ///< > 0 (calibrated noise)
-  double delta = 1e-6;     ///< in (0, 1) (calibrated noise; unused by basic Laplace)
+  /// (epsilon, delta) target of the calibrated noise: epsilon > 0, delta in (0, 1) (delta is
+  /// unused by basic Laplace).
+  core::epsilon_delta target{1.0, 1e-6};
   double noise_scale = 0;  ///< fixed: b (Laplace) or sigma (Gaussian), > 0
   /// float_safe (default): gaussian -> float_safe_gaussian (zcdp_event{rho} per iteration; tight
   /// calibration by gaussian_zcdp_multiplier), laplace_per_coordinate -> float_safe_laplace per
@@ -135,11 +137,11 @@ solve_result pgd(const Loss& loss,
   r.relation = options.relation;
   const bool noisy = options.noise != pgd_noise::none;
   if (noisy && options.calibration != noise_calibration::fixed) {
-    r.epsilon_target = options.epsilon;
+    r.epsilon_target = options.target.epsilon;
     r.delta_target = options.noise == pgd_noise::laplace_per_coordinate &&
                              options.laplace_rule == laplace_composition::basic
                          ? 0.0
-                         : options.delta;
+                         : options.target.delta;
     r.guarantee = "(epsilon, delta)-DP under " + core::to_string(options.relation);
   } else if (noisy) {
     r.guarantee = "private: see privacy_events (fixed noise scale) under " +
