@@ -55,6 +55,7 @@ metrics run(const cell_context& c) {
     vo.midpoint = p.get_double("m0");
     vo.gamma = p.get_double("gamma_var");
     vo.clamp_to_bounds = p.get_bool("clamp_var");
+    vo.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
     estimators::variance_result vr;
     if (method == "bisection") {
       vr = estimators::variance_bisection(x, vo, g);

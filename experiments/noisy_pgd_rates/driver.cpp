@@ -20,6 +20,10 @@
 //    excess is not a linear function of the iterate); the data are separable along e_1, so the
 //    constraint is active; L* from 3000 projected-gradient steps with step 1 / L_s (L_s the
 //    power-iteration smoothness; nonprivate reference). Per-example gradients have norm <= 1.
+//  * least_squares: the non-degenerate problem of least_squares.hpp — other data (x_i uniform on
+//    the sphere, y_i = x_i^T w_o + e_i), an INTERIOR minimiser and curvature H = (1/n) sum x x^T
+//    in every direction, G = r + r/3 + 0.1; the privacy part has an exact oracle there.
+//    Each replication averages 64 independent noisy runs (see `inner` in run()).
 //
 // Iterations: `iterations` > 0 is used as is; 0 means the tuned schedule (docs/theory/
 //   noisy-pgd.md, "Rates"): T = round(c eps^2 n^2 / (d^p ln(1/delta))), p = 2 (per-coordinate
@@ -52,6 +56,12 @@
 //               the radial coordinate adds almost nothing (the drift eta ||m|| per step exceeds its
 //               noise).
 //   noise_model_ratio  noise_coefficient / ((d - 1)/4): 1 where that model holds
+//   noise_oracle  least_squares with noise: the exact expected privacy part of least_squares.hpp
+//               (projection inactive); 0 otherwise
+//   noise_oracle_ratio  noise_part / noise_oracle (least_squares; 0 otherwise): 1 in expectation
+//   max_norm    least_squares: the largest |w_avg| / r over the noisy runs (a diagnostic of the
+//               distance to the constraint, which the oracle needs inactive; the iterates spread
+//               more than their average); 0 otherwise
 #include <algorithm>
 #include <cmath>
 #include <span>
@@ -66,6 +76,7 @@
 #include "dpx/losses/losses.hpp"
 #include "dpx/prox/prox.hpp"
 #include "dpx/solvers/pgd.hpp"
+#include "least_squares.hpp"
 
 namespace dpx::experiments::noisy_pgd_rates {
 namespace {
@@ -118,8 +129,12 @@ metrics run(const cell_context& ctx) {
   core::check_open_interval(fn, "margin", a, 0.0, 1.0);
   core::check_positive(fn, "t_scale", c);
   const auto noise = solvers::parse_pgd_noise(noise_name);
-  if (loss_name != "hinge" && loss_name != "logistic")
-    core::throw_invalid(fn, "loss", loss_name, "must be hinge or logistic");
+  if (loss_name != "hinge" && loss_name != "logistic" && loss_name != "least_squares")
+    core::throw_invalid(fn, "loss", loss_name, "must be hinge, logistic or least_squares");
+  // least_squares: independent noisy runs averaged per replication (the same data, T, eta;
+  // consecutive draws of the noise stream), to tame the chi-square spread of the privacy part
+  // (relative sd sqrt(2/d) for one run).
+  constexpr std::int64_t inner = 64;
   const std::string switch_name = p.get_string("privacy_noise");
   if (switch_name != "on" && switch_name != "off")
     core::throw_invalid(fn, "privacy_noise", switch_name, "must be on or off");
@@ -129,7 +144,7 @@ metrics run(const cell_context& ctx) {
   auto g = ctx.stream(rng::purpose::data);
   std::vector<double> x(n * d), y(n), z(d - 1);
   const double b_perp = std::sqrt(1 - a * a);
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < n && loss_name != "least_squares"; ++i) {
     y[i] = rng::uniform01(g) < 0.5 ? -1.0 : 1.0;
     double nn = 0;
     do {
@@ -141,8 +156,13 @@ metrics run(const cell_context& ctx) {
     x[i * d] = y[i] * a;
     for (std::size_t j = 1; j < d; ++j) x[i * d + j] = z[j - 1] * s;
   }
+  quadratic_piece quad;
+  if (loss_name == "least_squares") {
+    least_squares_data(g, n, d, r, x, y);
+    quad = make_quadratic(x, y, d, r);
+  }
   const double ln = std::log(1 / delta);
-  const double G = 1.0, R = r;
+  const double G = loss_name == "least_squares" ? quad.lipschitz : 1.0, R = r;
 
   // ---- schedule
   std::int64_t T = p.get_int("iterations");
@@ -193,7 +213,42 @@ metrics run(const cell_context& ctx) {
   auto noise_rng = ctx.stream(rng::purpose::noise);
 
   double excess = 0, noise_scale = 0, excess_leading = 0, noise_part = 0, noise_coefficient = 0;
-  if (loss_name == "hinge") {
+  double oracle = 0, max_norm = 0;
+  if (loss_name == "least_squares") {
+    const auto w_star = minimiser(quad);
+    double ns = 0;
+    for (double v : w_star) ns += v * v;
+    if (!(std::sqrt(ns) < 0.75 * r)) throw std::runtime_error("noisy_pgd_rates: w* not interior");
+    auto quiet = o;
+    quiet.noise = solvers::pgd_noise::none;
+    const auto q = solvers::pgd(quad, ball, w0, quiet, noise_rng);
+    const double quiet_excess = quadratic_excess(quad, q.x, w_star);
+    excess = quiet_excess;
+    if (o.noise != solvers::pgd_noise::none) {
+      excess = 0;
+      for (std::int64_t k = 0; k < inner; ++k) {
+        const auto res = solvers::pgd(quad, ball, w0, o, noise_rng);
+        noise_scale = res.noise_scale;
+        excess += quadratic_excess(quad, res.x, w_star) / static_cast<double>(inner);
+        double nw = 0;
+        for (double v : res.x) nw += v * v;
+        max_norm = std::max(max_norm, std::sqrt(nw) / r);
+        if (k == 0) {  // the shortcut is exact: glm_loss's least squares agrees at the output
+          const losses::glm_loss ls(losses::glm_kind::least_squares, {x, y, n, d});
+          const double diff = ls.value(res.x) - quad.value(res.x);
+          if (!(std::fabs(diff) <= 1e-12 + 4e-16 * nd))
+            throw std::runtime_error("noisy_pgd_rates: quadratic shortcut disagrees with glm_loss");
+        }
+      }
+      noise_part = excess - quiet_excess;
+      const double v = noise_scale * noise_scale;
+      noise_coefficient = noise_part / (o.step_size * v);
+      oracle = noise == solvers::pgd_noise::gaussian
+                   ? noise_oracle(quad, o.step_size, noise_scale, T)
+                   : noise_oracle(quad, o.step_size, std::sqrt(2.0) * noise_scale, T);
+    }
+    excess_leading = excess;
+  } else if (loss_name == "hinge") {
     const double h = 1 - r;
     linear_piece lp;
     lp.n = n;
@@ -269,13 +324,16 @@ metrics run(const cell_context& ctx) {
           {"step", o.step_size},
           {"noise_part", noise_part},
           {"noise_coefficient", noise_coefficient},
-          {"noise_model_ratio", noise_coefficient / ((dd - 1) / 4)}};
+          {"noise_model_ratio", noise_coefficient / ((dd - 1) / 4)},
+          {"noise_oracle", oracle},
+          {"noise_oracle_ratio", oracle > 0 ? noise_part / oracle : 0.0},
+          {"max_norm", max_norm}};
 }
 
 harness::driver make_driver() {
   harness::driver d;
   d.name = "noisy_pgd_rates";
-  d.version = "5";
+  d.version = "6";
   d.description =
       "PGD / noisy PGD (the PGD lecture notes [NPGD]): excess risk against T, n, d, epsilon";
   d.params = {
@@ -283,9 +341,10 @@ harness::driver make_driver() {
        "label of the sweep a cell belongs to (T, n, d_coord, d_l2, epsilon)",
        harness::param_value{std::string("T")}},
       {"loss",
-       "hinge (linear piece of the smoothed hinge) or logistic",
+       "hinge (linear piece of the smoothed hinge), logistic, or least_squares (interior "
+       "minimiser, curved: least_squares.hpp)",
        harness::param_value{std::string("hinge")},
-       harness::one_of({"hinge", "logistic"})},
+       harness::one_of({"hinge", "logistic", "least_squares"})},
       {"noise",
        "none, laplace_per_coordinate, laplace_l2, gaussian",
        harness::param_value{std::string("none")},
@@ -330,7 +389,10 @@ harness::driver make_driver() {
                     "step",
                     "noise_part",
                     "noise_coefficient",
-                    "noise_model_ratio"};
+                    "noise_model_ratio",
+                    "noise_oracle",
+                    "noise_oracle_ratio",
+                    "max_norm"};
   d.run = run;
   return d;
 }

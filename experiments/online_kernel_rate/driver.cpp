@@ -178,6 +178,7 @@ metrics run(const cell_context& ctx) {
   o.privacy =
       std::isfinite(eps) ? solvers::kernel_privacy::per_query : solvers::kernel_privacy::none;
   o.target.epsilon = std::isfinite(eps) ? eps : 1.0;
+  o.noise_kind = mechanisms::noise_kind::research_grade;  // the paper's mechanism
   solvers::online_kernel_regression f(k, 1, o);
   auto data = ctx.stream(rng::purpose::data);
   std::vector<double> data_x(static_cast<std::size_t>(t)), data_y(data_x.size());

@@ -17,6 +17,12 @@ radius helpers (:func:`tau_subgaussian`, :func:`tau_user`, :func:`tau_regression
 PUBLIC concentration bound into tau; for dependent data pass the log-Sobolev constant of the
 whole series (e.g. ``dpx.data.AR1(...).theory(n)["log_sobolev"]``) as the bound.
 
+Noise: every estimator with a noise choice takes ``noise="float_safe"`` (the default: exact
+discrete noise on a power-of-two grid, safe for real data) or ``noise="research_grade"`` (the
+papers' double-precision Laplace, for experiments); the ledger says which (``PureDpEvent`` /
+``LaplaceDpEvent`` for the Laplace steps). :func:`local_projection_interval` has no noise choice
+(randomized response is exact).
+
 Inputs are read in place when C-contiguous float64 (converted once otherwise); panels are
 (n, T) or (n, T, d) arrays (user, time, coordinate). The GIL is released for inputs of 4096 or
 more values. Same seed -> the same result as ``dpx mean --seed``.

@@ -236,11 +236,14 @@ f_{t+1} = f_t - eta_t [(f_t(x_t) - y_t) K_{x_t} + lambda_t f_t], eta_t = (t + t0
 lambda_t = (t + t0)^-(1 - theta), responses clamped to [-M, M] (M = output_bound).
 
 privacy="per_query": predict_private(x) = f_t(x) + Lap(C_t / epsilon) (one answer is
-epsilon-DP under replace-one; every answer is a new LaplaceDpEvent). privacy="function_release":
+epsilon-DP under replace-one; every answer is a new event). privacy="function_release":
 release_function(points) = f_t + c D_t Z at the points, Z a Gaussian process with covariance K
 (Hall, Rinaldo & Wasserman 2013), (epsilon, delta)-DP for the function on any finite set of
-points (epsilon <= 1). privacy="none": predict only."""
-    def __init__(self, input_dim: int, kernel: str = ..., bandwidth: float = ..., degree: int = ..., offset: float = ..., theta: float = ..., t0: float = ..., output_bound: float = ..., input_bound: float = ..., privacy: str = ..., epsilon: float = ..., delta: float = ...) -> None: ...
+points (epsilon <= 1). privacy="none": predict only. noise_kind="float_safe" (default: the
+float-safe Laplace release, PureDpEvent; function_release: the whitened values by the float-safe
+Gaussian, ZCdpEvent) or "research_grade" (the paper's double-precision noise, LaplaceDpEvent /
+GaussianDpEvent); docs/solvers.md, "Noise kind"."""
+    def __init__(self, input_dim: int, kernel: str = ..., bandwidth: float = ..., degree: int = ..., offset: float = ..., theta: float = ..., t0: float = ..., output_bound: float = ..., input_bound: float = ..., privacy: str = ..., epsilon: float = ..., delta: float = ..., noise_kind: str = ...) -> None: ...
     def update(self, x: npt.ArrayLike, y: float) -> None:
         """One step with the example (x, y)."""
     def fit(self, X: npt.ArrayLike, y: npt.ArrayLike) -> None:

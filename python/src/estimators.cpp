@@ -31,6 +31,9 @@ const est::kv_unknown_sigma_options kvu_defaults{};
 #define DPX_RULE_ARGS py::kw_only(), py::arg("tau_prime") = py::none(), py::arg("rule") = py::none()
 #define DPX_COMPOSITION_ARGS \
   py::arg("composition_slack") = 0.0, py::arg("composition") = "automatic"
+// The noise kind of every estimator with a noise choice (the C++ options' `noise`, float_safe by
+// default; docs/estimators.md, "Noise kind").
+#define DPX_NOISE_ARG py::arg("noise") = "float_safe"
 
 est::winsorized_mean_hd_options hd_options(const char* fn,
                                            double epsilon,
@@ -39,13 +42,15 @@ est::winsorized_mean_hd_options hd_options(const char* fn,
                                            std::optional<double> tau_prime,
                                            const std::optional<std::pair<double, double>>& rule,
                                            double slack,
-                                           const std::string& composition) {
+                                           const std::string& composition,
+                                           const std::string& noise) {
   est::winsorized_mean_hd_options o;
   o.target.epsilon = epsilon;
   o.target.delta = delta;
   o.rule = make_rule(fn, tau, tau_prime, rule);
   o.composition_slack = slack;
   o.choice = parse_composition(fn, composition);
+  o.noise = mechanisms::parse_noise_kind(noise);
   return o;
 }
 
@@ -57,7 +62,8 @@ est::local_mean_options local_options(const char* fn,
                                       const std::optional<std::pair<double, double>>& rule,
                                       bool literal_budget,
                                       double slack,
-                                      const std::string& composition) {
+                                      const std::string& composition,
+                                      const std::string& noise) {
   est::local_mean_options o;
   o.epsilon = epsilon;
   o.rule = make_rule(fn, tau, tau_prime, rule);
@@ -65,7 +71,49 @@ est::local_mean_options local_options(const char* fn,
   o.literal_budget = literal_budget;
   o.composition_slack = slack;
   o.choice = parse_composition(fn, composition);
+  o.noise = mechanisms::parse_noise_kind(noise);
   return o;
+}
+
+// variance_bisection and adaptive_coinpress: the same arguments (variance_options) and shape;
+// `estimator` calls one of them on (span, options, engine).
+template <class Gen, class Estimator>
+void def_variance(py::module_& m, const char* name, Estimator estimator, const char* doc) {
+  m.def(
+      name,
+      [name, estimator](const f64_in& x,
+                        Gen& g,
+                        double epsilon,
+                        double variance_min,
+                        double variance_max,
+                        double midpoint,
+                        double gamma,
+                        const std::string& returns,
+                        double inflation,
+                        bool clamp_to_bounds,
+                        double slack,
+                        const std::string& composition,
+                        const std::string& noise) {
+        auto o = variance_options(name,
+                                  epsilon,
+                                  variance_min,
+                                  variance_max,
+                                  midpoint,
+                                  gamma,
+                                  returns,
+                                  inflation,
+                                  clamp_to_bounds,
+                                  slack,
+                                  composition);
+        o.noise = mechanisms::parse_noise_kind(noise);
+        const auto s = vector_of(name, "x", x);
+        return with_engine(g, s.size(), [&](auto& e) { return estimator(s, o, e); });
+      },
+      py::arg("x"),
+      py::arg("rng"),
+      DPX_VARIANCE_ARGS,
+      DPX_NOISE_ARG,
+      doc);
 }
 
 }  // namespace
@@ -99,7 +147,7 @@ void init_estimators(py::module_& m) {
         py::arg("tau"),
         py::arg("rng"),
         DPX_RULE_ARGS,
-        py::arg("noise") = "float_safe",
+        DPX_NOISE_ARG,
         "S1 Algorithm 3 (ProjectionInterval): stable histogram over bins of half-width h at "
         "(epsilon, delta), m-hat = 2h k-hat, interval m-hat +- kappa. (epsilon, delta)-DP, "
         "replace-one, item level. Rule: paper (h = tau, kappa = 3 tau); with tau_prime the "
@@ -126,7 +174,7 @@ void init_estimators(py::module_& m) {
         py::arg("tau"),
         py::arg("rng"),
         DPX_RULE_ARGS,
-        py::arg("noise") = "float_safe",
+        DPX_NOISE_ARG,
         "(epsilon, delta)-DP winsorized mean under replace-one (S1 Algorithm 4: "
         "ProjectionInterval at epsilon/2, clipped mean + Lap(4 kappa/(n epsilon))); "
         "`dpx mean --tau`. Rule as projection_interval. noise: 'float_safe' (default, exact "
@@ -141,9 +189,11 @@ void init_estimators(py::module_& m) {
            std::optional<double> tau_prime,
            const std::optional<std::pair<double, double>>& rule,
            double slack,
-           const std::string& composition) {
+           const std::string& composition,
+           const std::string& noise) {
           const char* fn = "winsorized_mean_hd";
-          const auto o = hd_options(fn, epsilon, delta, tau, tau_prime, rule, slack, composition);
+          const auto o =
+              hd_options(fn, epsilon, delta, tau, tau_prime, rule, slack, composition, noise);
           const auto [s, d] = matrix_of(fn, "X", x);
           return with_engine(
               g, s.size(), [&](auto& e) { return est::winsorized_mean_hd(s, d, o, e); });
@@ -155,6 +205,7 @@ void init_estimators(py::module_& m) {
         py::arg("rng"),
         DPX_RULE_ARGS,
         DPX_COMPOSITION_ARGS,
+        DPX_NOISE_ARG,
         "S1 Algorithm 5 (WinsorizedMeanHD) on the rows of the (n, d) array X: Algorithm 4 per "
         "coordinate at (epsilon', delta') from split_budget (basic or advanced, the larger "
         "epsilon' unless composition forces one; composition_slack rho_c, 0 = delta). "
@@ -170,10 +221,11 @@ void init_estimators(py::module_& m) {
            const std::optional<std::pair<double, double>>& rule,
            double slack,
            const std::string& composition,
-           bool parallel) {
+           bool parallel,
+           const std::string& noise) {
           const char* fn = "sample_split_mean";
           est::sample_split_options o;
-          o.base = hd_options(fn, epsilon, delta, tau, tau_prime, rule, slack, composition);
+          o.base = hd_options(fn, epsilon, delta, tau, tau_prime, rule, slack, composition, noise);
           o.parallel = parallel;
           const auto [s, d] = matrix_of(fn, "X", x);
           return with_engine(
@@ -187,6 +239,7 @@ void init_estimators(py::module_& m) {
         DPX_RULE_ARGS,
         DPX_COMPOSITION_ARGS,
         py::arg("parallel") = false,
+        DPX_NOISE_ARG,
         "Sample-split estimator (S1 eq. (1), Thm 4.3): the first floor(N/2) rows choose the "
         "intervals, the others are clipped and averaged. parallel=False: the paper's epsilon'/2 "
         "+ epsilon'/2; True: parallel composition over the disjoint halves. A 1-D x is one "
@@ -199,13 +252,15 @@ void init_estimators(py::module_& m) {
            Gen& g,
            double sigma,
            double beta,
-           double alpha) {
+           double alpha,
+           const std::string& noise) {
           est::kv_mean_options o;
           o.target.epsilon = epsilon;
           o.target.delta = delta;
           o.sigma = sigma;
           o.beta = beta;
           o.alpha = alpha;
+          o.noise = mechanisms::parse_noise_kind(noise);
           const auto s = vector_of("kv_mean", "x", x);
           return with_engine(g, s.size(), [&](auto& e) { return est::kv_mean(s, o, e); });
         },
@@ -217,6 +272,7 @@ void init_estimators(py::module_& m) {
         py::arg("sigma") = kv_defaults.sigma,
         py::arg("beta") = kv_defaults.beta,
         py::arg("alpha") = kv_defaults.alpha,
+        DPX_NOISE_ARG,
         "Karwa & Vadhan 2018 baseline with known sigma (Alg 1 range by stable histogram, Alg 4 "
         "mean and (1 - alpha) confidence interval for i.i.d. N(mu, sigma^2) data). "
         "(epsilon, delta)-DP, replace-one, item level.");
@@ -228,8 +284,10 @@ void init_estimators(py::module_& m) {
            Gen& g,
            double beta,
            double alpha,
-           double sigma_fallback) {
+           double sigma_fallback,
+           const std::string& noise) {
           est::kv_unknown_sigma_options o;
+          o.noise = mechanisms::parse_noise_kind(noise);
           o.target.epsilon = epsilon;
           o.target.delta = delta;
           o.beta = beta;
@@ -247,6 +305,7 @@ void init_estimators(py::module_& m) {
         py::arg("beta") = kvu_defaults.beta,
         py::arg("alpha") = kvu_defaults.alpha,
         py::arg("sigma_fallback") = kvu_defaults.sigma_fallback,
+        DPX_NOISE_ARG,
         "Karwa & Vadhan 2018 baseline with unknown sigma: sigma histogram of pair differences "
         "(Alg 2), range (Alg 1) and mean (Alg 4), epsilon/3 each, delta/2 per histogram. "
         "(epsilon, delta)-DP, replace-one, item level.");
@@ -284,10 +343,11 @@ void init_estimators(py::module_& m) {
            Gen& g,
            std::optional<double> tau_prime,
            const std::optional<std::pair<double, double>>& rule,
-           bool literal_budget) {
+           bool literal_budget,
+           const std::string& noise) {
           const char* fn = "local_mean";
           const auto o = local_options(
-              fn, epsilon, tau, bound, tau_prime, rule, literal_budget, 0.0, "automatic");
+              fn, epsilon, tau, bound, tau_prime, rule, literal_budget, 0.0, "automatic", noise);
           const auto s = vector_of(fn, "x", x);
           return with_engine(g, s.size(), [&](auto& e) { return est::local_mean(s, o, e); });
         },
@@ -298,6 +358,7 @@ void init_estimators(py::module_& m) {
         py::arg("rng"),
         DPX_RULE_ARGS,
         py::arg("literal_budget") = local_defaults.literal_budget,
+        DPX_NOISE_ARG,
         "epsilon-LDP mean (S1 Algorithm 8) with the public bound |mu| <= bound; "
         "`dpx mean --local`. literal_budget: RR at epsilon/8 per bit as printed (3 epsilon/4 "
         "spent).");
@@ -312,10 +373,11 @@ void init_estimators(py::module_& m) {
            const std::optional<std::pair<double, double>>& rule,
            bool literal_budget,
            double slack,
-           const std::string& composition) {
+           const std::string& composition,
+           const std::string& noise) {
           const char* fn = "local_mean_hd";
           const auto o = local_options(
-              fn, epsilon, tau, bound, tau_prime, rule, literal_budget, slack, composition);
+              fn, epsilon, tau, bound, tau_prime, rule, literal_budget, slack, composition, noise);
           const auto [s, d] = matrix_of(fn, "X", x);
           return with_engine(g, s.size(), [&](auto& e) { return est::local_mean_hd(s, d, o, e); });
         },
@@ -327,6 +389,7 @@ void init_estimators(py::module_& m) {
         DPX_RULE_ARGS,
         py::arg("literal_budget") = local_defaults.literal_budget,
         DPX_COMPOSITION_ARGS,
+        DPX_NOISE_ARG,
         "Algorithm 5 around Algorithm 8 on the rows of X (local model): epsilon-LDP (basic) or "
         "(epsilon, rho_c)-LDP (advanced; composition_slack 0 = 1e-6).");
     m.def(
@@ -340,10 +403,11 @@ void init_estimators(py::module_& m) {
            const std::optional<std::pair<double, double>>& rule,
            bool literal_budget,
            double slack,
-           const std::string& composition) {
+           const std::string& composition,
+           const std::string& noise) {
           const char* fn = "local_user_mean";
           const auto o = local_options(
-              fn, epsilon, tau, bound, tau_prime, rule, literal_budget, slack, composition);
+              fn, epsilon, tau, bound, tau_prime, rule, literal_budget, slack, composition, noise);
           const auto p = panel_of(fn, "panel", panel);
           return with_engine(
               g, p.values.size(), [&](auto& e) { return est::local_user_mean(p, o, e); });
@@ -356,6 +420,7 @@ void init_estimators(py::module_& m) {
         DPX_RULE_ARGS,
         py::arg("literal_budget") = local_defaults.literal_budget,
         DPX_COMPOSITION_ARGS,
+        DPX_NOISE_ARG,
         "Local user-level mean (S1 Thm 6.5): each user averages its (T, d) block of the (n, T) "
         "or (n, T, d) panel and runs local_mean_hd's protocol. Privacy unit: user.");
 
@@ -370,9 +435,11 @@ void init_estimators(py::module_& m) {
            std::optional<double> tau_prime,
            const std::optional<std::pair<double, double>>& rule,
            double slack,
-           const std::string& composition) {
+           const std::string& composition,
+           const std::string& noise) {
           const char* fn = "user_mean";
-          const auto o = hd_options(fn, epsilon, delta, tau, tau_prime, rule, slack, composition);
+          const auto o =
+              hd_options(fn, epsilon, delta, tau, tau_prime, rule, slack, composition, noise);
           const auto p = panel_of(fn, "panel", panel);
           return with_engine(g, p.values.size(), [&](auto& e) { return est::user_mean(p, o, e); });
         },
@@ -383,6 +450,7 @@ void init_estimators(py::module_& m) {
         py::arg("rng"),
         DPX_RULE_ARGS,
         DPX_COMPOSITION_ARGS,
+        DPX_NOISE_ARG,
         "User-level mean (S1 Def 5.1, Cor 5.4): Algorithm 5 on the user averages of the (n, T) "
         "or (n, T, d) panel (tau: tau_user or tau_user_mean_variance). (epsilon, delta)-uDP, "
         "replace-one user.");
@@ -397,9 +465,11 @@ void init_estimators(py::module_& m) {
            std::optional<double> tau_prime,
            const std::optional<std::pair<double, double>>& rule,
            double slack,
-           const std::string& composition) {
+           const std::string& composition,
+           const std::string& noise) {
           const char* fn = "user_mean_ragged";
-          const auto o = hd_options(fn, epsilon, delta, tau, tau_prime, rule, slack, composition);
+          const auto o =
+              hd_options(fn, epsilon, delta, tau, tau_prime, rule, slack, composition, noise);
           const auto [s, d] = matrix_of(fn, "rows", rows);
           const auto off = offsets_of(fn, offsets);
           return with_engine(g, s.size(), [&](auto& e) { return est::user_mean(s, d, off, o, e); });
@@ -412,6 +482,7 @@ void init_estimators(py::module_& m) {
         py::arg("rng"),
         DPX_RULE_ARGS,
         DPX_COMPOSITION_ARGS,
+        DPX_NOISE_ARG,
         "User-level mean of a ragged panel: rows (R,) or (R, d); user u owns rows "
         "offsets[u]:offsets[u+1] (n + 1 increasing offsets from 0 to R). tau must not be chosen "
         "from the row counts (a user's row count is part of its record). `dpx mean "
@@ -424,9 +495,13 @@ void init_estimators(py::module_& m) {
            std::optional<double> tau,
            Gen& g,
            std::optional<double> tau_prime,
-           const std::optional<std::pair<double, double>>& rule) {
+           const std::optional<std::pair<double, double>>& rule,
+           const std::string& noise) {
           const char* fn = "random_effects_mean";
-          const est::winsorized_mean_options o{epsilon, delta, make_rule(fn, tau, tau_prime, rule)};
+          const est::winsorized_mean_options o{epsilon,
+                                               delta,
+                                               make_rule(fn, tau, tau_prime, rule),
+                                               mechanisms::parse_noise_kind(noise)};
           const auto p = panel_of(fn, "panel", panel);
           return with_engine(
               g, p.values.size(), [&](auto& e) { return est::random_effects_mean(p, o, e); });
@@ -437,6 +512,7 @@ void init_estimators(py::module_& m) {
         py::arg("tau"),
         py::arg("rng"),
         DPX_RULE_ARGS,
+        DPX_NOISE_ARG,
         "Random-effects location estimate (S1 Def 5.8, Cor 5.10) on an (n, T) panel "
         "(tau: tau_random_effects). (epsilon, delta)-uDP.");
     m.def(
@@ -452,10 +528,11 @@ void init_estimators(py::module_& m) {
            double slack,
            const std::string& composition,
            const std::string& weighting,
-           const std::optional<f64_in>& error_covariance) {
+           const std::optional<f64_in>& error_covariance,
+           const std::string& noise) {
           const char* fn = "longitudinal_regression";
           est::longitudinal_options o;
-          o.base = hd_options(fn, epsilon, delta, tau, tau_prime, rule, slack, composition);
+          o.base = hd_options(fn, epsilon, delta, tau, tau_prime, rule, slack, composition, noise);
           if (weighting == "weighted")
             o.weighting = est::regression_weighting::weighted;
           else if (weighting != "ols")
@@ -482,6 +559,7 @@ void init_estimators(py::module_& m) {
         DPX_COMPOSITION_ARGS,
         py::arg("weighting") = "ols",
         py::arg("error_covariance") = py::none(),
+        DPX_NOISE_ARG,
         "Private longitudinal regression (S1 Def 5.13, Cor 5.16): per-user OLS (or weighted GLS "
         "with the public error covariance, (T, T) shared or (n, T, T)) on the (n, T, p) designs "
         "X and (n, T) responses y, then Algorithm 5 on the per-user coefficients "
@@ -501,19 +579,21 @@ void init_estimators(py::module_& m) {
            double gamma,
            const std::string& radius,
            double slack,
-           const std::string& composition) {
+           const std::string& composition,
+           const std::string& noise) {
           const char* fn = "priestley_chao";
-          const auto o = priestley_chao_options(epsilon,
-                                                delta,
-                                                bandwidth,
-                                                kernel,
-                                                lipschitz,
-                                                sup_norm,
-                                                noise_variance_max,
-                                                gamma,
-                                                radius,
-                                                slack,
-                                                composition);
+          auto o = priestley_chao_options(epsilon,
+                                          delta,
+                                          bandwidth,
+                                          kernel,
+                                          lipschitz,
+                                          sup_norm,
+                                          noise_variance_max,
+                                          gamma,
+                                          radius,
+                                          slack,
+                                          composition);
+          o.noise = mechanisms::parse_noise_kind(noise);
           const auto ys = vector_of(fn, "y", y);
           const auto ps = vector_of(fn, "points", points);
           return with_engine(
@@ -523,6 +603,7 @@ void init_estimators(py::module_& m) {
         py::arg("points"),
         py::arg("rng"),
         DPX_PRIESTLEY_CHAO_ARGS,
+        DPX_NOISE_ARG,
         "Private Priestley-Chao regression (S1 Def 4.7-4.8, Cor 4.11) of the responses y at the "
         "fixed design x_i = i/n, at the public points; the TOTAL (epsilon, delta) is split over "
         "the points (split_budget). kernel 'gaussian' or 'box'; radius 'lemma_4_9' (as printed) "
@@ -530,78 +611,24 @@ void init_estimators(py::module_& m) {
         "tau (priestley_chao_tau). (epsilon, delta)- or (epsilon, delta + rho_c)-DP, item level.");
 
     // ---- plug-in variance --------------------------------------------------------------------
-    m.def(
+    def_variance<Gen>(
+        m,
         "variance_bisection",
-        [](const f64_in& x,
-           Gen& g,
-           double epsilon,
-           double variance_min,
-           double variance_max,
-           double midpoint,
-           double gamma,
-           const std::string& returns,
-           double inflation,
-           bool clamp_to_bounds,
-           double slack,
-           const std::string& composition) {
-          const auto o = variance_options("variance_bisection",
-                                          epsilon,
-                                          variance_min,
-                                          variance_max,
-                                          midpoint,
-                                          gamma,
-                                          returns,
-                                          inflation,
-                                          clamp_to_bounds,
-                                          slack,
-                                          composition);
-          const auto s = vector_of("variance_bisection", "x", x);
-          return with_engine(
-              g, s.size(), [&](auto& e) { return est::variance_bisection(s, o, e); });
-        },
-        py::arg("x"),
-        py::arg("rng"),
-        DPX_VARIANCE_ARGS,
+        [](auto x, const auto& o, auto& e) { return est::variance_bisection(x, o, e); },
         "S1 Algorithm 10 (VarianceBisection): halve sigma^2 from the public variance_max while "
         "the private coverage of [m +- sqrt(2) sigma] stays >= 1 - gamma, refining m. returns "
         "'literal' (as printed) or 'last_passing'; clamp_to_bounds projects the output onto "
         "[variance_min, variance_max] (post-processing). (epsilon, 0)-DP (basic) or "
-        "(epsilon, rho_c)-DP (advanced), item level.");
-    m.def(
+        "(epsilon, rho_c)-DP (advanced), item level. noise: 'float_safe' (default: every step "
+        "released by the float-safe Laplace, pure-DP ledger events) or 'research_grade' (S1's "
+        "double Laplace).");
+    def_variance<Gen>(
+        m,
         "adaptive_coinpress",
-        [](const f64_in& x,
-           Gen& g,
-           double epsilon,
-           double variance_min,
-           double variance_max,
-           double midpoint,
-           double gamma,
-           const std::string& returns,
-           double inflation,
-           bool clamp_to_bounds,
-           double slack,
-           const std::string& composition) {
-          const auto o = variance_options("adaptive_coinpress",
-                                          epsilon,
-                                          variance_min,
-                                          variance_max,
-                                          midpoint,
-                                          gamma,
-                                          returns,
-                                          inflation,
-                                          clamp_to_bounds,
-                                          slack,
-                                          composition);
-          const auto s = vector_of("adaptive_coinpress", "x", x);
-          return with_engine(
-              g, s.size(), [&](auto& e) { return est::adaptive_coinpress(s, o, e); });
-        },
-        py::arg("x"),
-        py::arg("rng"),
-        DPX_VARIANCE_ARGS,
+        [](auto x, const auto& o, auto& e) { return est::adaptive_coinpress(x, o, e); },
         "S1 Algorithms 13-14 (1-D CoinPress variance step, Biswas et al. 2020) centred by the "
-        "refined midpoint; inflation c_n < 0 means sqrt(1/n) + 1/(2n). Options and guarantee as "
-        "variance_bisection ('returns' is unused).");
+        "refined midpoint; inflation c_n < 0 means sqrt(1/n) + 1/(2n). Options, noise and "
+        "guarantee as variance_bisection ('returns' is unused).");
   });
 }
 

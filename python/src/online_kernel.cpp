@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 
+#include "dpx/mechanisms/noise_kind.hpp"
 #include "solvers_common.hpp"
 
 namespace dpx::python {
@@ -47,10 +48,13 @@ f_{t+1} = f_t - eta_t [(f_t(x_t) - y_t) K_{x_t} + lambda_t f_t], eta_t = (t + t0
 lambda_t = (t + t0)^-(1 - theta), responses clamped to [-M, M] (M = output_bound).
 
 privacy="per_query": predict_private(x) = f_t(x) + Lap(C_t / epsilon) (one answer is
-epsilon-DP under replace-one; every answer is a new LaplaceDpEvent). privacy="function_release":
+epsilon-DP under replace-one; every answer is a new event). privacy="function_release":
 release_function(points) = f_t + c D_t Z at the points, Z a Gaussian process with covariance K
 (Hall, Rinaldo & Wasserman 2013), (epsilon, delta)-DP for the function on any finite set of
-points (epsilon <= 1). privacy="none": predict only.)doc");
+points (epsilon <= 1). privacy="none": predict only. noise_kind="float_safe" (default: the
+float-safe Laplace release, PureDpEvent; function_release: the whitened values by the float-safe
+Gaussian, ZCdpEvent) or "research_grade" (the paper's double-precision noise, LaplaceDpEvent /
+GaussianDpEvent); docs/solvers.md, "Noise kind".)doc");
   c.def(py::init([](std::size_t input_dim,
                     const std::string& kernel,
                     double bandwidth,
@@ -62,7 +66,8 @@ points (epsilon <= 1). privacy="none": predict only.)doc");
                     double input_bound,
                     const std::string& privacy,
                     double epsilon,
-                    double delta) {
+                    double delta,
+                    const std::string& noise_kind) {
           sol::kernel k;
           k.kind = sol::parse_kernel_kind(kernel);
           k.bandwidth = bandwidth;
@@ -76,6 +81,7 @@ points (epsilon <= 1). privacy="none": predict only.)doc");
           o.privacy = sol::parse_kernel_privacy(privacy);
           o.target.epsilon = epsilon;
           o.target.delta = delta;
+          o.noise_kind = mechanisms::parse_noise_kind(noise_kind);
           return std::make_unique<okr>(k, input_dim, o);
         }),
         py::arg("input_dim"),
@@ -89,7 +95,8 @@ points (epsilon <= 1). privacy="none": predict only.)doc");
         py::arg("input_bound") = okr_defaults.input_bound,
         py::arg("privacy") = sol::to_string(okr_defaults.privacy),
         py::arg("epsilon") = okr_defaults.target.epsilon,
-        py::arg("delta") = okr_defaults.target.delta);
+        py::arg("delta") = okr_defaults.target.delta,
+        py::arg("noise_kind") = "float_safe");
   c.def(
       "update",
       [](okr& r, const f64_in& x, double y) {
@@ -147,7 +154,8 @@ points (epsilon <= 1). privacy="none": predict only.)doc");
         },
         py::arg("x"),
         py::arg("rng"),
-        "per_query: f_t(x) + Lap(C_t / epsilon); appends a LaplaceDpEvent.");
+        "per_query: f_t(x) + Lap(C_t / epsilon); appends a PureDpEvent (float_safe) or a "
+        "LaplaceDpEvent (research_grade).");
     c.def(
         "release_function",
         [](okr& r, const f64_in& points, Gen& g) {

@@ -199,3 +199,94 @@ def test_estimators_bad_input_messages():
     with pytest.raises(dpx.ValidationError) as e:
         E.variance_bisection(np.ones(5), dpx.Philox(1), variance_min=2.0, variance_max=1.0)
     assert e.value.function == "variance_bisection"
+
+
+# ---- the noise keyword (float-safe default, research-grade on request) ----------------------
+
+def _noise_cases():
+    """(name, call(noise, seed) -> result, ledger, value) for every estimator with a noise choice."""
+    g = dpx.Philox(31, purpose="data")
+    x = dpx.data.AR1(phi=0.3, mu=1.0).sample(2000, g)
+    X = np.column_stack([x, x[::-1]])
+    p = np.stack([dpx.data.AR1(phi=0.3, mu=1.0).sample(6, g) for _ in range(200)])
+    D = np.stack([np.column_stack([np.ones(6), np.linspace(0, 1, 6)])] * 200)
+    yr = (D @ np.array([1.0, -0.5]))[:, :] + 0.1 * p
+    ys = np.sin(np.linspace(0, 3, 400))
+    kw = lambda noise: {} if noise is None else {"noise": noise}  # noqa: E731
+    R = lambda s: dpx.Philox(s)  # noqa: E731
+    return [
+        # The stable histogram alone: float-safe = exact integer noise on the counts, so every
+        # released frequency is a count / n (research-grade: p-hat + Laplace, off that lattice).
+        ("projection_interval", lambda n, s: E.projection_interval(x, 1.0, 1e-6, 1.0, R(s), **kw(n)),
+         None, lambda r: list(r.frequencies)),
+        ("winsorized_mean", lambda n, s: E.winsorized_mean(x, 1.0, 1e-6, 1.0, R(s), **kw(n)),
+         lambda r: r.ledger, lambda r: r.estimate),
+        ("winsorized_mean_hd", lambda n, s: E.winsorized_mean_hd(X, 1.0, 1e-6, 1.0, R(s), **kw(n)),
+         lambda r: r.ledger, lambda r: list(r.estimate)),
+        ("sample_split_mean", lambda n, s: E.sample_split_mean(X, 1.0, 1e-6, 1.0, R(s), **kw(n)),
+         lambda r: r.ledger, lambda r: list(r.estimate)),
+        ("kv_mean", lambda n, s: E.kv_mean(x, 1.0, 1e-6, R(s), **kw(n)),
+         lambda r: r.mean.ledger, lambda r: r.mean.estimate),
+        ("kv_mean_unknown_sigma", lambda n, s: E.kv_mean_unknown_sigma(x, 1.0, 1e-6, R(s), **kw(n)),
+         lambda r: r.mean.ledger, lambda r: r.mean.estimate),
+        ("local_mean", lambda n, s: E.local_mean(x, 2.0, 1.0, 10.0, R(s), **kw(n)),
+         lambda r: r.ledger, lambda r: r.estimate),
+        ("local_mean_hd", lambda n, s: E.local_mean_hd(X, 2.0, 1.0, 10.0, R(s), **kw(n)),
+         lambda r: r.ledger, lambda r: list(r.estimate)),
+        ("local_user_mean", lambda n, s: E.local_user_mean(p, 2.0, 1.0, 10.0, R(s), **kw(n)),
+         lambda r: r.ledger, lambda r: list(r.estimate)),
+        ("user_mean", lambda n, s: E.user_mean(p, 1.0, 1e-6, 1.0, R(s), **kw(n)),
+         lambda r: r.ledger, lambda r: list(r.estimate)),
+        ("user_mean_ragged",
+         lambda n, s: E.user_mean_ragged(p.ravel(), np.arange(0, 1201, 6), 1.0, 1e-6, 1.0, R(s), **kw(n)),
+         lambda r: r.ledger, lambda r: list(r.estimate)),
+        ("random_effects_mean", lambda n, s: E.random_effects_mean(p, 1.0, 1e-6, 1.0, R(s), **kw(n)),
+         lambda r: r.ledger, lambda r: r.estimate),
+        ("longitudinal_regression",
+         lambda n, s: E.longitudinal_regression(D, yr, 1.0, 1e-6, 2.0, R(s), **kw(n)),
+         lambda r: r.fit.ledger, lambda r: list(r.coefficients)),
+        ("priestley_chao",
+         lambda n, s: E.priestley_chao(ys, np.array([0.3, 0.6]), R(s), epsilon=1.0, delta=1e-6, **kw(n)),
+         lambda r: r.ledger, lambda r: list(r.estimate)),
+        ("variance_bisection",
+         lambda n, s: E.variance_bisection(x, R(s), variance_min=0.1, variance_max=100.0, **kw(n)),
+         lambda r: r.ledger, lambda r: (r.variance, r.midpoint)),
+        ("adaptive_coinpress",
+         lambda n, s: E.adaptive_coinpress(x, R(s), variance_min=0.1, variance_max=100.0, **kw(n)),
+         lambda r: r.ledger, lambda r: (r.variance, r.midpoint)),
+    ]
+
+
+@pytest.mark.parametrize("case", _noise_cases(), ids=lambda c: c[0])
+def test_noise_keyword_default_float_safe(case):
+    name, call, ledger, value = case
+    default, safe, research = call(None, 40), call("float_safe", 40), call("research_grade", 40)
+    # The default is the float-safe release, draw for draw; research-grade draws another law.
+    assert value(default) == value(safe), name
+    assert value(research) != value(default), name
+    if ledger is None:  # projection_interval
+        n = len(default.frequencies) and default.n
+        assert all(f * n == round(f * n) for f in default.frequencies)
+        assert not all(f * n == round(f * n) for f in research.frequencies)
+    else:
+        _check_events(name, ledger(default), ledger(research))
+    with pytest.raises(ValueError, match="noise"):
+        call("double", 40)
+    with pytest.raises(dpx.ValidationError, match="float_safe or research_grade"):
+        call("Float_Safe", 40)
+
+
+def _check_events(name, default, research):
+    # Step by step: every research-grade Laplace release (LaplaceDpEvent, the continuous
+    # mechanism) is a float-safe one in the default run (PureDpEvent: exactly epsilon-DP, the
+    # same epsilon); the other steps (stable histograms, randomized response) are unchanged.
+    assert [s for s, *_ in default] == [s for s, *_ in research], name
+    swapped = 0
+    for (step, eps, delta, d), (_, eps_r, delta_r, r) in zip(default, research):
+        assert (eps, delta) == (eps_r, delta_r), (name, step)
+        assert not isinstance(d, dpx.accounting.LaplaceDpEvent), (name, step)
+        if isinstance(r, dpx.accounting.LaplaceDpEvent):
+            assert isinstance(d, dpx.accounting.PureDpEvent), (name, step)
+            assert d.epsilon == pytest.approx(1 / r.noise_multiplier, rel=1e-15), (name, step)
+            swapped += 1
+    assert swapped > 0, name

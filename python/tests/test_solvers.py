@@ -189,7 +189,15 @@ def test_online_kernel_linear_closed_form():
     assert k.sup_sensitivity == pytest.approx(4 / (299 + t0) ** 0.5, rel=1e-12)
     v = k.predict_private(X[0], dpx.Philox(1))
     assert v != k.predict(X[0])
-    assert k.privacy_events == [(A.LaplaceDpEvent(1 / 0.5), 1)]
+    # float-safe by default: the grid release is exactly epsilon-DP (docs/solvers.md, "Noise kind").
+    assert k.privacy_events == [(A.PureDpEvent(0.5), 1)]
+    kr = dpx.solvers.OnlineKernelRegression(2, kernel="linear", privacy="per_query", epsilon=0.5,
+                                            noise_kind="research_grade")
+    kr.fit(X, y)
+    assert kr.predict_private(X[0], dpx.Philox(1)) != v
+    assert kr.privacy_events == [(A.LaplaceDpEvent(1 / 0.5), 1)]
+    with pytest.raises(ValueError, match="noise"):
+        dpx.solvers.OnlineKernelRegression(2, noise_kind="exact")
     with pytest.raises(dpx.ValidationError, match="function_release"):
         k.release_function(X[:3], dpx.Philox(1))
 

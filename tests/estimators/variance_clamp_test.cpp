@@ -1,6 +1,7 @@
 // variance_options::clamp_to_bounds (projection of the released σ̂² onto the public
 // [σ_min², σ_max²]; docs/estimators.md, plug-in variance):
-//  * off: both estimators reproduce the PUBLISHED algorithms bit for bit — compared against
+//  * off: both estimators (research-grade noise) reproduce the PUBLISHED algorithms bit for bit —
+//  compared against
 //    reference implementations written here from S1 Alg 10 and Algs 13–14 (the printed
 //    recursions, with brute-force kernels), draw for draw on the same seed, over configurations
 //    whose published output leaves the bounds (CoinPress 0, literal bisection σ_max²/2^N_iter);
@@ -23,6 +24,10 @@ namespace dpx::estimators {
 namespace {
 
 using testing::normal_data;
+
+// The published algorithms are S1's double-precision Laplace: the research-grade noise (the
+// float-safe default is checked in variance_noise_test.cpp).
+constexpr auto kResearch = mechanisms::noise_kind::research_grade;
 
 // ---- Reference: the published algorithms, written from the printed pseudo-code -------------
 
@@ -63,7 +68,7 @@ ref_out ref_bisection(const std::vector<double>& x,
   for (std::size_t t = 0; t < iters; ++t) {
     if (ref_coverage(x, m, std::sqrt(2.0 * v)) + lap.sample(g) < 1.0 - o.gamma) break;
     pass = v;
-    m = detail::refine_midpoint(x, e, std::sqrt(v), m, g, ledger);
+    m = detail::refine_midpoint(x, e, std::sqrt(v), m, kResearch, g, ledger);
     v = v / 2.0;
   }
   return {literal ? v : pass, m};
@@ -82,7 +87,7 @@ ref_out ref_coinpress(const std::vector<double>& x, const variance_options& o, r
   std::vector<ledger_entry> ledger;
   double s = std::sqrt(o.variance_max), m = o.midpoint, out = o.variance_max;
   for (std::size_t t = 0; t < iters; ++t) {
-    m = detail::refine_midpoint(x, e, s, m, g, ledger);
+    m = detail::refine_midpoint(x, e, s, m, kResearch, g, ledger);
     double z = ref_second_moment(x, m, s, b) + lap.sample(g);
     if (z < 0.0) z = 0.0;
     out = z * s * s;
@@ -152,6 +157,7 @@ TEST(PluginVarianceClamp, OffIsPublishedOnIsItsProjection) {
     on.variance_min = c.vmin;
     on.variance_max = c.vmax;
     on.midpoint = 0.0;
+    on.noise = kResearch;
     ASSERT_TRUE(on.clamp_to_bounds);  // the default
     variance_options off = on;
     off.clamp_to_bounds = false;

@@ -6,8 +6,9 @@
 //    (kappa^2 + 1)^(1/theta); sensitivities C_t and D_t equal docs/theory/online-kernel.md's
 //    formulas.
 //  * Responses are clamped to [-M, M].
-//  * per_query: one laplace_event{1/epsilon} per answer; function_release: one
-//    gaussian_event{sqrt(2 log(2/delta))/epsilon} per release, values at every point.
+//  * research_grade per_query: one laplace_event{1/epsilon} per answer; function_release: one
+//    gaussian_event{sqrt(2 log(2/delta))/epsilon} per release, values at every point (the
+//    float-safe default: online_kernel_noise_test.cpp).
 //  * Bad options rejected naming the field.
 #include <gtest/gtest.h>
 
@@ -96,6 +97,7 @@ TEST(OnlineKernel, ScheduleDefaultsAndSensitivities) {
 
 TEST(OnlineKernel, PrivateReleasesEmitEvents) {
   online_kernel_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;  // the default: online_kernel_noise_test
   o.privacy = kernel_privacy::per_query;
   o.target.epsilon = 0.5;
   online_kernel_regression f(kernel{}, 1, o);

@@ -173,9 +173,8 @@ std::vector<double> online_kernel_regression::coefficients() const {
   return c;
 }
 
-void online_kernel_regression::gp_transform(std::span<const double> points,
-                                            std::vector<double>& z) const {
-  const std::size_t m = z.size();
+std::vector<double> online_kernel_regression::cholesky(std::span<const double> points) const {
+  const std::size_t m = points.size() / p_;
   std::vector<double> l(m * m, 0.0);
   for (std::size_t i = 0; i < m; ++i)
     for (std::size_t j = 0; j <= i; ++j)
@@ -193,10 +192,25 @@ void online_kernel_regression::gp_transform(std::span<const double> points,
       l[i * m + j] = d > 0 ? s / d : 0.0;
     }
   }
+  return l;
+}
+
+void online_kernel_regression::colour(const std::vector<double>& l, std::vector<double>& z) {
+  const std::size_t m = z.size();
   std::vector<double> out(m, 0.0);
   for (std::size_t i = 0; i < m; ++i)
     for (std::size_t k = 0; k <= i; ++k) out[i] += l[i * m + k] * z[k];
   z.swap(out);
+}
+
+void online_kernel_regression::whiten(const std::vector<double>& l, std::vector<double>& z) {
+  const std::size_t m = z.size();
+  for (std::size_t i = 0; i < m; ++i) {
+    double s = z[i];
+    for (std::size_t k = 0; k < i; ++k) s -= l[i * m + k] * z[k];
+    const double d = l[i * m + i];
+    z[i] = d > 0 ? s / d : 0.0;
+  }
 }
 
 }  // namespace dpx::solvers

@@ -115,6 +115,9 @@ inline estimators::variance_options variance_pair_options(estimators::variance_o
   // The statistics read the RELEASED (m, z): z = sigma^2-hat / sigma_max^2 needs the published,
   // unprojected output (the projection onto [sigma_min^2, sigma_max^2] is post-processing).
   o.clamp_to_bounds = false;
+  // The exact likelihood ratios (coinpress_llr) are the continuous Laplace's: the papers'
+  // mechanisms.
+  o.noise = mechanisms::noise_kind::research_grade;
   return o;
 }
 }  // namespace detail

@@ -39,6 +39,21 @@
 ///     bisection's σ_max²/2^N_iter < σ_min². Only the output is projected, not CoinPress's running
 ///     σ: that would change the later releases' windows, so no pointwise guarantee holds for it
 ///     (docs/estimators.md). Off: the published algorithms, bit for bit.
+///
+/// WHAT IS RELEASED: every noisy statistic above is a release — the coverage values (only their
+/// pass/fail outcome is used, which the result reveals through `iterations`), every refined
+/// midpoint (the last one is `midpoint`), every noisy second moment z (the last gives σ̂²) — and
+/// the outputs (σ̂², m̂, `range`, `iterations`, `diag.failed`) are post-processing of them and of
+/// the public inputs. `diag.clipped_fraction` is NOT private (a raw-data diagnostic).
+///
+/// FLOAT SAFETY: variance_options::noise (mechanisms::noise_kind) is float_safe by default:
+/// every Laplace step above is float_safe_laplace's grid release of its statistic at the same
+/// (ε′, sensitivity) — exactly ε′-DP (pure_dp_event in the ledger), noise scale larger by a
+/// relative ≤ 2·2⁻²⁰, outputs on a power-of-two grid (docs/mechanisms.md, "Float safety") — so
+/// the totals (ε, 0) / (ε, ρ_c) are unchanged. research_grade is S1's double-precision Laplace
+/// exactly (laplace_event in the ledger), with the draw order below; the experiments and the
+/// privacy audits pass it explicitly. One home for the switch: detail::release_mean
+/// (central.hpp).
 
 #include <cmath>
 #include <concepts>
@@ -49,6 +64,7 @@
 #include <vector>
 
 #include "dpx/estimators/central.hpp"
+#include "dpx/mechanisms/noise_kind.hpp"
 
 namespace dpx::estimators {
 
@@ -72,6 +88,9 @@ struct variance_options {
   /// [R] Project the released σ̂² onto [σ_min², σ_max²] (free post-processing, file comment);
   /// false: the published output (CoinPress may return 0, the literal bisection σ_max²/2^N_iter).
   bool clamp_to_bounds = true;
+  /// float_safe (default: float_safe_laplace releases, see the file comment) or research_grade
+  /// (S1's double Laplace, bit for bit the published algorithms).
+  mechanisms::noise_kind noise = mechanisms::noise_kind::float_safe;
   void validate(const char* function) const;
   /// N_iter = ⌈log₂(σ_max²/σ_min²)⌉ (≥ 1).
   std::size_t iterations() const;
@@ -108,19 +127,36 @@ coordinate_budget variance_budget(const variance_options& o);
 /// The released σ̂²: v projected onto [σ_min², σ_max²] when o.clamp_to_bounds, else v.
 double released_variance(const variance_options& o, double v) noexcept;
 
+/// One Laplace step: `value` (L1 sensitivity `sensitivity`) released at ε′ = eps by the noise
+/// `kind` (research_grade: value + Lap(sensitivity/eps), one draw; float_safe: float_safe_laplace's
+/// grid release), the ledger entry `step` appended. detail::release_mean is the one home of the
+/// switch.
+template <std::uniform_random_bit_generator G>
+double laplace_step(double value,
+                    double sensitivity,
+                    double eps,
+                    mechanisms::noise_kind kind,
+                    const char* step,
+                    G& g,
+                    std::vector<ledger_entry>& ledger) {
+  double released = 0.0, scale = 0.0;
+  release_mean(value, sensitivity, eps, kind, step, g, released, scale, ledger);
+  return released;
+}
+
+/// RefineMidpoint(σ, m̂) = mean clip(x_i, m̂ ± √2σ) + Lap(2√2σ/(nε′)) [V], by the noise `kind`.
 template <std::uniform_random_bit_generator G>
 double refine_midpoint(std::span<const double> x,
                        double eps,
                        double sigma,
                        double m,
+                       mechanisms::noise_kind kind,
                        G& g,
                        std::vector<ledger_entry>& ledger) {
   const double n = static_cast<double>(x.size());
   const double r = std::sqrt(2.0) * sigma;
-  const auto lap = mechanisms::laplace::calibrate(eps, 2.0 * r / n);
   const clip_result c = clipped_sum(x, m - r, m + r);
-  ledger.push_back({"refine_midpoint", eps, 0.0, lap.event()});
-  return c.sum / n + lap.sample(g);
+  return laplace_step(c.sum / n, 2.0 * r / n, eps, kind, "refine_midpoint", g, ledger);
 }
 }  // namespace detail
 
@@ -134,7 +170,6 @@ variance_result variance_bisection(std::span<const double> x, const variance_opt
   variance_result r;
   r.budget = detail::variance_budget(o);
   const double e = r.budget.epsilon, n = static_cast<double>(x.size());
-  const auto cov_noise = mechanisms::laplace::calibrate(e, 2.0 / n);
   double v = o.variance_max, m = o.midpoint, last_pass = o.variance_max;
   const std::size_t iters = o.iterations();
   bool passed_any = false;
@@ -144,12 +179,12 @@ variance_result variance_bisection(std::span<const double> x, const variance_opt
     last_m = m;
     last_w = std::sqrt(2.0 * v);
     r.range = {m - last_w, m + last_w};
-    const double c = detail::coverage_fraction(x, m, last_w) + cov_noise.sample(g);
-    r.ledger.push_back({"coverage", e, 0.0, cov_noise.event()});
+    const double c = detail::laplace_step(
+        detail::coverage_fraction(x, m, last_w), 2.0 / n, e, o.noise, "coverage", g, r.ledger);
     if (c < 1.0 - o.gamma) break;
     passed_any = true;
     last_pass = v;
-    m = detail::refine_midpoint(x, e, std::sqrt(v), m, g, r.ledger);
+    m = detail::refine_midpoint(x, e, std::sqrt(v), m, o.noise, g, r.ledger);
     v *= 0.5;
   }
   r.diag.clipped_fraction = 1.0 - detail::coverage_fraction(x, last_m, last_w);
@@ -177,18 +212,22 @@ variance_result adaptive_coinpress(std::span<const double> x, const variance_opt
   const double lg = std::log(1.0 / o.gamma);
   const double beta = std::sqrt(1.0 + 2.0 * std::sqrt(lg) + 2.0 * lg);
   const double cn = o.inflation >= 0.0 ? o.inflation : std::sqrt(1.0 / n) + 0.5 / n;
-  const auto z_noise = mechanisms::laplace::calibrate(e, 2.0 * beta * beta / n);
   double s = std::sqrt(o.variance_max), m = o.midpoint, var = o.variance_max;
   double last_m = m, last_w = 0.0;
   for (std::size_t t = 0; t < o.iterations(); ++t) {
     ++r.iterations;
-    m = detail::refine_midpoint(x, e, s, m, g, r.ledger);
+    m = detail::refine_midpoint(x, e, s, m, o.noise, g, r.ledger);
     last_m = m;
     last_w = beta * s;
     r.range = {m - last_w, m + last_w};
-    const double z =
-        std::max(0.0, detail::clipped_second_moment(x, m, s, beta) + z_noise.sample(g));
-    r.ledger.push_back({"refine_variance", e, 0.0, z_noise.event()});
+    const double z = std::max(0.0,
+                              detail::laplace_step(detail::clipped_second_moment(x, m, s, beta),
+                                                   2.0 * beta * beta / n,
+                                                   e,
+                                                   o.noise,
+                                                   "refine_variance",
+                                                   g,
+                                                   r.ledger));
     var = z * s * s;
     r.diag.failed = z == 0.0;
     s *= std::sqrt(z + cn);

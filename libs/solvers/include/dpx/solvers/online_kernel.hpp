@@ -22,6 +22,28 @@
 ///    delta)) / epsilon (HRW's classical constant, epsilon <= 1) — (epsilon, delta)-DP for the
 ///    function on ANY finite set of points; event gaussian_event{c}.
 /// Adding one scalar Lap(C_t/eps) to the whole function does NOT make the function private.
+///
+/// WHAT IS RELEASED: per_query, each answered value (nothing else leaves the object through a
+/// private call); function_release, the m values at the requested points. predict(),
+/// coefficients() and centres() are NOT private (they read the data).
+///
+/// FLOAT SAFETY: online_kernel_options::noise_kind (mechanisms::noise_kind) is float_safe by
+/// default (docs/mechanisms.md, "Float safety"; docs/solvers.md, "Noise kind"):
+///  * per_query: float_safe_laplace::calibrate(epsilon, C_t).release(f_t(x)) — exactly
+///    epsilon-DP (pure_dp_event{epsilon} per answer), noise scale larger by a relative
+///    <= 2·2^-20, output on a power-of-two grid;
+///  * function_release: the whitened values u = L^{-1} f_t(points) (L L^T = K(points) + jI, the
+///    Cholesky factor with the jitter j) are released by float_safe_gaussian with sigma = c D_t
+///    for L2 sensitivity D_t, then mapped back, L u (post-processing). For g = f_t - f_t' in the
+///    RKHS, ||L^{-1} g(points)||_2^2 = g^T (K + jI)^{-1} g <= g^T K^+ g <= ||g||_H^2 <= D_t^2, so
+///    the release is rho-zCDP with rho = 1/(2 c^2) exactly (zcdp_event), the law of f_t + c D_t
+///    Z up to the discrete noise. (epsilon, delta): rho + 2 sqrt(rho ln(1/delta)) <= epsilon for
+///    every epsilon <= 2 ln 2 (Bun & Steinke 2016, Prop. 1.3, with c = sqrt(2 ln(2/delta))/epsilon:
+///    1 - sqrt(ln(1/delta)/ln(2/delta)) >= ln 2/(2 ln(2/delta)) >= epsilon/(4 ln(2/delta))), so
+///    the stated (epsilon, delta) holds on the validated range epsilon <= 1.
+/// research_grade: the paper's double-precision Laplace (laplace_event{1/epsilon}) and HRW's
+/// continuous Gaussian process (gaussian_event{c}), as above; the experiments pass it
+/// explicitly.
 
 #include <cmath>
 #include <concepts>
@@ -35,8 +57,10 @@
 #include "dpx/core/error.hpp"
 #include "dpx/core/privacy.hpp"
 #include "dpx/core/privacy_curves.hpp"
+#include "dpx/mechanisms/float_safe.hpp"
 #include "dpx/mechanisms/gaussian.hpp"
 #include "dpx/mechanisms/laplace.hpp"
+#include "dpx/mechanisms/noise_kind.hpp"
 
 namespace dpx::solvers {
 
@@ -76,6 +100,8 @@ struct online_kernel_options {
   /// (epsilon, delta) target: epsilon > 0 (per_query; in (0, 1] for function_release: HRW's
   /// constant), delta in (0, 1) (function_release; unused by per_query).
   core::epsilon_delta target{1.0, 1e-5};
+  /// float_safe (default: exact discrete noise, see the file comment) or research_grade.
+  mechanisms::noise_kind noise_kind = mechanisms::noise_kind::float_safe;
   void validate() const;
 };
 
@@ -89,7 +115,8 @@ class online_kernel_regression {
   void update(std::span<const double> x, double y);
   /// f_t(x), nonprivate, O(t).
   double predict(std::span<const double> x) const;
-  /// per_query: f_t(x) + Lap(C_t / epsilon); appends a laplace_event. Throws unless
+  /// per_query: f_t(x) + Lap(C_t / epsilon) (float_safe: float_safe_laplace's grid release,
+  /// appends a pure_dp_event; research_grade: appends a laplace_event). Throws unless
   /// privacy == per_query.
   template <std::uniform_random_bit_generator G>
   double predict_private(std::span<const double> x, G& g) {
@@ -101,12 +128,19 @@ class online_kernel_regression {
     const double c = sup_sensitivity();
     const double v = predict(x);
     if (c == 0) return v;  // f_0 = 0 does not depend on the data
+    if (o_.noise_kind == mechanisms::noise_kind::float_safe) {
+      const auto fs = mechanisms::float_safe_laplace::calibrate(o_.target.epsilon, c);
+      events_.push_back(fs.event());
+      return fs.release(v, g);
+    }
     const auto lap = mechanisms::laplace::calibrate(o_.target.epsilon, c);
     events_.push_back(lap.event());
     return v + lap.sample(g);
   }
-  /// function_release: f_t + c D_t Z at the m points (m x p row-major), Z ~ GP(0, K) sampled
-  /// jointly (Cholesky of the m x m Gram, O(m^3)); appends a gaussian_event.
+  /// function_release: f_t + c D_t Z at the m points (m x p row-major), Z ~ GP(0, K) (Cholesky
+  /// of the m x m Gram, O(m^3)). research_grade: Z sampled jointly in double precision, appends
+  /// a gaussian_event; float_safe: the whitened values released by float_safe_gaussian (file
+  /// comment), appends a zcdp_event.
   template <std::uniform_random_bit_generator G>
   std::vector<double> release_function(std::span<const double> points, G& g) {
     const char* fn = "solvers::online_kernel_regression::release_function";
@@ -115,11 +149,23 @@ class online_kernel_regression {
     if (points.size() % p_ != 0 || points.empty())
       core::throw_invalid(fn, "points", double(points.size()), "must be m * input_dim, m >= 1");
     const std::size_t m = points.size() / p_;
-    std::vector<double> z(m), out(m);
+    std::vector<double> out(m);
+    const double scale = function_noise_multiplier() * rkhs_sensitivity();
+    if (o_.noise_kind == mechanisms::noise_kind::float_safe) {
+      for (std::size_t i = 0; i < m; ++i) out[i] = predict(points.subspan(i * p_, p_));
+      if (scale == 0) return out;  // f_0 = 0 does not depend on the data
+      const std::vector<double> l = cholesky(points);
+      whiten(l, out);  // out <- L^{-1} f(points)
+      const auto fs = mechanisms::float_safe_gaussian::from_sigma(scale, rkhs_sensitivity());
+      fs.privatize(out, g);
+      colour(l, out);  // out <- L out (post-processing)
+      events_.push_back(fs.event());
+      return out;
+    }
+    std::vector<double> z(m);
     const auto std_normal = mechanisms::gaussian::from_sigma(1.0);
     std_normal.fill(z, g);
-    const double scale = function_noise_multiplier() * rkhs_sensitivity();
-    gp_transform(points, z);  // z <- L z, L L^T = K(points)
+    colour(cholesky(points), z);  // z <- L z, L L^T = K(points) + jI
     for (std::size_t i = 0; i < m; ++i) out[i] = predict(points.subspan(i * p_, p_)) + scale * z[i];
     if (scale > 0) events_.emplace_back(core::gaussian_event{function_noise_multiplier()});
     return out;
@@ -146,7 +192,13 @@ class online_kernel_regression {
   const std::vector<core::privacy_event>& privacy_events() const noexcept { return events_; }
 
  private:
-  void gp_transform(std::span<const double> points, std::vector<double>& z) const;
+  /// Lower Cholesky factor L (m x m row-major) of K(points) + jI, j = 1e-10 (a zero pivot,
+  /// possible only through rounding, leaves a zero column).
+  std::vector<double> cholesky(std::span<const double> points) const;
+  /// z <- L z.
+  static void colour(const std::vector<double>& l, std::vector<double>& z);
+  /// z <- L^{-1} z by forward substitution (a zero pivot's coordinate set to 0: L ignores it).
+  static void whiten(const std::vector<double>& l, std::vector<double>& z);
   kernel k_;
   std::size_t p_;
   online_kernel_options o_;
