@@ -1,6 +1,7 @@
 #include "dpx/harness/driver.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -145,6 +146,34 @@ param_check one_of(std::vector<std::string> allowed) {
       reject(v, "must be one of " + list);
     }
   };
+}
+
+std::vector<std::string> metric_list(std::string_view names) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < names.size()) {
+    if (std::isspace(static_cast<unsigned char>(names[i])) != 0) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < names.size() && std::isspace(static_cast<unsigned char>(names[j])) == 0) ++j;
+    std::string name(names.substr(i, j - i));
+    for (const char c : name) {
+      if (std::isalnum(static_cast<unsigned char>(c)) == 0 && c != '_')
+        throw core::invalid_argument_error(
+            "harness::metric_list", "metric_names", name, "names use only [A-Za-z0-9_]");
+    }
+    if (std::find(out.begin(), out.end(), name) != out.end())
+      throw core::invalid_argument_error(
+          "harness::metric_list", "metric_names", name, "is listed twice");
+    out.push_back(std::move(name));
+    i = j;
+  }
+  if (out.empty())
+    throw core::invalid_argument_error(
+        "harness::metric_list", "metric_names", "(empty)", "needs at least one name");
+  return out;
 }
 
 void validate_params(const driver& d, const param_map& params) {

@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -88,6 +89,14 @@ param_check positive();                                ///< number > 0 and finit
 param_check non_negative();                            ///< number >= 0 and finite
 param_check open_unit_interval();                      ///< number in (0, 1)
 param_check one_of(std::vector<std::string> allowed);  ///< string among allowed
+
+/// A driver's metric columns from one whitespace-separated list, in order:
+/// `d.metric_names = harness::metric_list("sq_err oracle_mse tau");`. The names are declared
+/// once per driver (the runner checks that run() returns exactly these, in this order; one
+/// line of names instead of one line per name keeps the drivers' registrations from repeating
+/// each other's shape). Throws std::invalid_argument naming `metric_names` for an empty list, a
+/// name outside [A-Za-z0-9_] or a repeated name.
+std::vector<std::string> metric_list(std::string_view names);
 
 struct driver {
   std::string name;
