@@ -107,15 +107,9 @@ harness::driver make() {
   const auto budget = dd::budget_params(param_value{1.0}, false);
   d.params.insert(d.params.end(), budget.begin(), budget.end());
   d.data_keys = {"n", "mu"};
-  d.metric_names = {"sq_err",
-                    "sq_err_private",
-                    "sq_err_private_tau2",
-                    "sq_err_tau2",
-                    "oracle_mse",
-                    "sq_err_over_oracle",
-                    "failed",
-                    "clipped_fraction",
-                    "epsilon_used"};
+  d.metric_names = harness::metric_list(
+      "sq_err sq_err_private sq_err_private_tau2 sq_err_tau2 oracle_mse sq_err_over_oracle "
+      "failed clipped_fraction epsilon_used");
   d.run = run;
   return d;
 }

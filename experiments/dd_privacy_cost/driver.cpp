@@ -173,23 +173,10 @@ harness::driver make() {
   const auto budget = dd::budget_params(std::nullopt);
   d.params.insert(d.params.end(), budget.begin(), budget.end());
   d.data_keys = {"n", "design", "phi", "mu", "mu_position"};
-  d.metric_names = {"sq_err",
-                    "sq_err_mean",
-                    "sq_err_mean_noise",
-                    "sq_err_private",
-                    "sq_err_private_tau2",
-                    "oracle_mse",
-                    "sq_err_over_oracle",
-                    "failed",
-                    "clipped_fraction",
-                    "epsilon_used",
-                    "tau",
-                    "lambda_max",
-                    "n_var_mean",
-                    "n_sq_err",
-                    "n_oracle_mse",
-                    "lsi_bound_mse",
-                    "n_lsi_bound_mse"};
+  d.metric_names = harness::metric_list(
+      "sq_err sq_err_mean sq_err_mean_noise sq_err_private sq_err_private_tau2 oracle_mse "
+      "sq_err_over_oracle failed clipped_fraction epsilon_used tau lambda_max n_var_mean "
+      "n_sq_err n_oracle_mse lsi_bound_mse n_lsi_bound_mse");
   d.run = run;
   return d;
 }

@@ -158,16 +158,9 @@ harness::driver make() {
   const auto budget = dd::budget_params(std::nullopt);
   d.params.insert(d.params.end(), budget.begin(), budget.end());
   d.data_keys = {"n", "T", "phi", "sigma_u", "groups", "mu"};
-  d.metric_names = {"sq_err",
-                    "sq_err_mean",
-                    "oracle_mse",
-                    "sq_err_over_oracle",
-                    "nT_sq_err",
-                    "failed",
-                    "clipped_fraction",
-                    "tau",
-                    "rho_star",
-                    "epsilon_used"};
+  d.metric_names = harness::metric_list(
+      "sq_err sq_err_mean oracle_mse sq_err_over_oracle nT_sq_err failed clipped_fraction tau "
+      "rho_star epsilon_used");
   d.run = run;
   return d;
 }

@@ -131,16 +131,9 @@ harness::driver make() {
        param_value{true}},
   };
   d.data_keys = {"n", "design", "phi", "mu"};
-  d.metric_names = {"sq_err",
-                    "oracle_mse",
-                    "sq_err_over_oracle",
-                    "sq_err_over_known_oracle",
-                    "var_est",
-                    "var_sq_err",
-                    "covered",
-                    "ci_length",
-                    "failed",
-                    "var_failed"};
+  d.metric_names = harness::metric_list(
+      "sq_err oracle_mse sq_err_over_oracle sq_err_over_known_oracle var_est var_sq_err covered "
+      "ci_length failed var_failed");
   d.run = run;
   return d;
 }
