@@ -34,6 +34,29 @@ const est::kv_unknown_sigma_options kvu_defaults{};
 // The noise kind of every estimator with a noise choice (the C++ options' `noise`, float_safe by
 // default; docs/estimators.md, "Noise kind").
 #define DPX_NOISE_ARG py::arg("noise") = "float_safe"
+// The (epsilon, delta, tau, rng, tau_prime, rule) signature and keywords of every central mean
+// binding; with (composition_slack, composition) those of the Algorithm 5 based ones
+// (winsorized_mean_hd, sample_split_mean, user_mean, user_mean_ragged, longitudinal_regression),
+// and their options.
+#define DPX_MEAN_PARAMS                                            \
+  double epsilon, double delta, std::optional<double> tau, Gen &g, \
+      std::optional<double> tau_prime, const std::optional<std::pair<double, double>>&rule
+#define DPX_MEAN_ARGS \
+  py::arg("epsilon"), py::arg("delta"), py::arg("tau"), py::arg("rng"), DPX_RULE_ARGS
+#define DPX_HD_PARAMS DPX_MEAN_PARAMS, double slack, const std::string &composition
+#define DPX_HD_ARGS DPX_MEAN_ARGS, DPX_COMPOSITION_ARGS
+#define DPX_HD_OPTIONS(fn) \
+  hd_options(fn, epsilon, delta, tau, tau_prime, rule, slack, composition, noise)
+// The same for the local-model Algorithm 5 bindings (local_mean_hd, local_user_mean).
+#define DPX_LOCAL_HD_PARAMS                                                                 \
+  double epsilon, std::optional<double> tau, double bound, Gen &g,                          \
+      std::optional<double> tau_prime, const std::optional<std::pair<double, double>>&rule, \
+      bool literal_budget, double slack, const std::string &composition
+#define DPX_LOCAL_HD_ARGS                                                              \
+  py::arg("epsilon"), py::arg("tau"), py::arg("bound"), py::arg("rng"), DPX_RULE_ARGS, \
+      py::arg("literal_budget") = local_defaults.literal_budget, DPX_COMPOSITION_ARGS
+#define DPX_LOCAL_HD_OPTIONS(fn) \
+  local_options(fn, epsilon, tau, bound, tau_prime, rule, literal_budget, slack, composition, noise)
 
 est::winsorized_mean_hd_options hd_options(const char* fn,
                                            double epsilon,
@@ -126,14 +149,7 @@ void init_estimators(py::module_& m) {
     // ---- central, item level ---------------------------------------------------------------
     m.def(
         "projection_interval",
-        [](const f64_in& x,
-           double epsilon,
-           double delta,
-           std::optional<double> tau,
-           Gen& g,
-           std::optional<double> tau_prime,
-           const std::optional<std::pair<double, double>>& rule,
-           const std::string& noise) {
+        [](const f64_in& x, DPX_MEAN_PARAMS, const std::string& noise) {
           const auto r = make_rule("projection_interval", tau, tau_prime, rule);
           const auto s = vector_of("projection_interval", "x", x);
           const auto kind = mechanisms::parse_noise_kind(noise);
@@ -142,11 +158,7 @@ void init_estimators(py::module_& m) {
           });
         },
         py::arg("x"),
-        py::arg("epsilon"),
-        py::arg("delta"),
-        py::arg("tau"),
-        py::arg("rng"),
-        DPX_RULE_ARGS,
+        DPX_MEAN_ARGS,
         DPX_NOISE_ARG,
         "S1 Algorithm 3 (ProjectionInterval): stable histogram over bins of half-width h at "
         "(epsilon, delta), m-hat = 2h k-hat, interval m-hat +- kappa. (epsilon, delta)-DP, "
@@ -154,14 +166,7 @@ void init_estimators(py::module_& m) {
         "sharper rule (h = tau', kappa = tau + 2 tau'); rule=(h, kappa) any custom rule.");
     m.def(
         "winsorized_mean",
-        [](const f64_in& x,
-           double epsilon,
-           double delta,
-           std::optional<double> tau,
-           Gen& g,
-           std::optional<double> tau_prime,
-           const std::optional<std::pair<double, double>>& rule,
-           const std::string& noise) {
+        [](const f64_in& x, DPX_MEAN_PARAMS, const std::string& noise) {
           est::winsorized_mean_options o{
               epsilon, delta, make_rule("winsorized_mean", tau, tau_prime, rule)};
           o.noise = mechanisms::parse_noise_kind(noise);
@@ -169,11 +174,7 @@ void init_estimators(py::module_& m) {
           return with_engine(g, s.size(), [&](auto& e) { return est::winsorized_mean(s, o, e); });
         },
         py::arg("x"),
-        py::arg("epsilon"),
-        py::arg("delta"),
-        py::arg("tau"),
-        py::arg("rng"),
-        DPX_RULE_ARGS,
+        DPX_MEAN_ARGS,
         DPX_NOISE_ARG,
         "(epsilon, delta)-DP winsorized mean under replace-one (S1 Algorithm 4: "
         "ProjectionInterval at epsilon/2, clipped mean + Lap(4 kappa/(n epsilon))); "
@@ -181,30 +182,15 @@ void init_estimators(py::module_& m) {
         "discrete noise) or 'research_grade' (`dpx mean --research-grade`).");
     m.def(
         "winsorized_mean_hd",
-        [](const f64_in& x,
-           double epsilon,
-           double delta,
-           std::optional<double> tau,
-           Gen& g,
-           std::optional<double> tau_prime,
-           const std::optional<std::pair<double, double>>& rule,
-           double slack,
-           const std::string& composition,
-           const std::string& noise) {
+        [](const f64_in& x, DPX_HD_PARAMS, const std::string& noise) {
           const char* fn = "winsorized_mean_hd";
-          const auto o =
-              hd_options(fn, epsilon, delta, tau, tau_prime, rule, slack, composition, noise);
+          const auto o = DPX_HD_OPTIONS(fn);
           const auto [s, d] = matrix_of(fn, "X", x);
           return with_engine(
               g, s.size(), [&](auto& e) { return est::winsorized_mean_hd(s, d, o, e); });
         },
         py::arg("X"),
-        py::arg("epsilon"),
-        py::arg("delta"),
-        py::arg("tau"),
-        py::arg("rng"),
-        DPX_RULE_ARGS,
-        DPX_COMPOSITION_ARGS,
+        DPX_HD_ARGS,
         DPX_NOISE_ARG,
         "S1 Algorithm 5 (WinsorizedMeanHD) on the rows of the (n, d) array X: Algorithm 4 per "
         "coordinate at (epsilon', delta') from split_budget (basic or advanced, the larger "
@@ -212,32 +198,17 @@ void init_estimators(py::module_& m) {
         "(epsilon, delta)- or (epsilon, delta + rho_c)-DP, item level (a record is a row).");
     m.def(
         "sample_split_mean",
-        [](const f64_in& x,
-           double epsilon,
-           double delta,
-           std::optional<double> tau,
-           Gen& g,
-           std::optional<double> tau_prime,
-           const std::optional<std::pair<double, double>>& rule,
-           double slack,
-           const std::string& composition,
-           bool parallel,
-           const std::string& noise) {
+        [](const f64_in& x, DPX_HD_PARAMS, bool parallel, const std::string& noise) {
           const char* fn = "sample_split_mean";
           est::sample_split_options o;
-          o.base = hd_options(fn, epsilon, delta, tau, tau_prime, rule, slack, composition, noise);
+          o.base = DPX_HD_OPTIONS(fn);
           o.parallel = parallel;
           const auto [s, d] = matrix_of(fn, "X", x);
           return with_engine(
               g, s.size(), [&](auto& e) { return est::sample_split_mean(s, d, o, e); });
         },
         py::arg("X"),
-        py::arg("epsilon"),
-        py::arg("delta"),
-        py::arg("tau"),
-        py::arg("rng"),
-        DPX_RULE_ARGS,
-        DPX_COMPOSITION_ARGS,
+        DPX_HD_ARGS,
         py::arg("parallel") = false,
         DPX_NOISE_ARG,
         "Sample-split estimator (S1 eq. (1), Thm 4.3): the first floor(N/2) rows choose the "
@@ -364,62 +335,28 @@ void init_estimators(py::module_& m) {
         "spent).");
     m.def(
         "local_mean_hd",
-        [](const f64_in& x,
-           double epsilon,
-           std::optional<double> tau,
-           double bound,
-           Gen& g,
-           std::optional<double> tau_prime,
-           const std::optional<std::pair<double, double>>& rule,
-           bool literal_budget,
-           double slack,
-           const std::string& composition,
-           const std::string& noise) {
+        [](const f64_in& x, DPX_LOCAL_HD_PARAMS, const std::string& noise) {
           const char* fn = "local_mean_hd";
-          const auto o = local_options(
-              fn, epsilon, tau, bound, tau_prime, rule, literal_budget, slack, composition, noise);
+          const auto o = DPX_LOCAL_HD_OPTIONS(fn);
           const auto [s, d] = matrix_of(fn, "X", x);
           return with_engine(g, s.size(), [&](auto& e) { return est::local_mean_hd(s, d, o, e); });
         },
         py::arg("X"),
-        py::arg("epsilon"),
-        py::arg("tau"),
-        py::arg("bound"),
-        py::arg("rng"),
-        DPX_RULE_ARGS,
-        py::arg("literal_budget") = local_defaults.literal_budget,
-        DPX_COMPOSITION_ARGS,
+        DPX_LOCAL_HD_ARGS,
         DPX_NOISE_ARG,
         "Algorithm 5 around Algorithm 8 on the rows of X (local model): epsilon-LDP (basic) or "
         "(epsilon, rho_c)-LDP (advanced; composition_slack 0 = 1e-6).");
     m.def(
         "local_user_mean",
-        [](const f64_in& panel,
-           double epsilon,
-           std::optional<double> tau,
-           double bound,
-           Gen& g,
-           std::optional<double> tau_prime,
-           const std::optional<std::pair<double, double>>& rule,
-           bool literal_budget,
-           double slack,
-           const std::string& composition,
-           const std::string& noise) {
+        [](const f64_in& panel, DPX_LOCAL_HD_PARAMS, const std::string& noise) {
           const char* fn = "local_user_mean";
-          const auto o = local_options(
-              fn, epsilon, tau, bound, tau_prime, rule, literal_budget, slack, composition, noise);
+          const auto o = DPX_LOCAL_HD_OPTIONS(fn);
           const auto p = panel_of(fn, "panel", panel);
           return with_engine(
               g, p.values.size(), [&](auto& e) { return est::local_user_mean(p, o, e); });
         },
         py::arg("panel"),
-        py::arg("epsilon"),
-        py::arg("tau"),
-        py::arg("bound"),
-        py::arg("rng"),
-        DPX_RULE_ARGS,
-        py::arg("literal_budget") = local_defaults.literal_budget,
-        DPX_COMPOSITION_ARGS,
+        DPX_LOCAL_HD_ARGS,
         DPX_NOISE_ARG,
         "Local user-level mean (S1 Thm 6.5): each user averages its (T, d) block of the (n, T) "
         "or (n, T, d) panel and runs local_mean_hd's protocol. Privacy unit: user.");
@@ -427,29 +364,14 @@ void init_estimators(py::module_& m) {
     // ---- user level and dependent data -------------------------------------------------------
     m.def(
         "user_mean",
-        [](const f64_in& panel,
-           double epsilon,
-           double delta,
-           std::optional<double> tau,
-           Gen& g,
-           std::optional<double> tau_prime,
-           const std::optional<std::pair<double, double>>& rule,
-           double slack,
-           const std::string& composition,
-           const std::string& noise) {
+        [](const f64_in& panel, DPX_HD_PARAMS, const std::string& noise) {
           const char* fn = "user_mean";
-          const auto o =
-              hd_options(fn, epsilon, delta, tau, tau_prime, rule, slack, composition, noise);
+          const auto o = DPX_HD_OPTIONS(fn);
           const auto p = panel_of(fn, "panel", panel);
           return with_engine(g, p.values.size(), [&](auto& e) { return est::user_mean(p, o, e); });
         },
         py::arg("panel"),
-        py::arg("epsilon"),
-        py::arg("delta"),
-        py::arg("tau"),
-        py::arg("rng"),
-        DPX_RULE_ARGS,
-        DPX_COMPOSITION_ARGS,
+        DPX_HD_ARGS,
         DPX_NOISE_ARG,
         "User-level mean (S1 Def 5.1, Cor 5.4): Algorithm 5 on the user averages of the (n, T) "
         "or (n, T, d) panel (tau: tau_user or tau_user_mean_variance). (epsilon, delta)-uDP, "
@@ -458,30 +380,17 @@ void init_estimators(py::module_& m) {
         "user_mean_ragged",
         [](const f64_in& rows,
            const py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>& offsets,
-           double epsilon,
-           double delta,
-           std::optional<double> tau,
-           Gen& g,
-           std::optional<double> tau_prime,
-           const std::optional<std::pair<double, double>>& rule,
-           double slack,
-           const std::string& composition,
+           DPX_HD_PARAMS,
            const std::string& noise) {
           const char* fn = "user_mean_ragged";
-          const auto o =
-              hd_options(fn, epsilon, delta, tau, tau_prime, rule, slack, composition, noise);
+          const auto o = DPX_HD_OPTIONS(fn);
           const auto [s, d] = matrix_of(fn, "rows", rows);
           const auto off = offsets_of(fn, offsets);
           return with_engine(g, s.size(), [&](auto& e) { return est::user_mean(s, d, off, o, e); });
         },
         py::arg("rows"),
         py::arg("offsets"),
-        py::arg("epsilon"),
-        py::arg("delta"),
-        py::arg("tau"),
-        py::arg("rng"),
-        DPX_RULE_ARGS,
-        DPX_COMPOSITION_ARGS,
+        DPX_HD_ARGS,
         DPX_NOISE_ARG,
         "User-level mean of a ragged panel: rows (R,) or (R, d); user u owns rows "
         "offsets[u]:offsets[u+1] (n + 1 increasing offsets from 0 to R). tau must not be chosen "
@@ -489,14 +398,7 @@ void init_estimators(py::module_& m) {
         "--user-column` groups rows this way (users in order of first appearance).");
     m.def(
         "random_effects_mean",
-        [](const f64_in& panel,
-           double epsilon,
-           double delta,
-           std::optional<double> tau,
-           Gen& g,
-           std::optional<double> tau_prime,
-           const std::optional<std::pair<double, double>>& rule,
-           const std::string& noise) {
+        [](const f64_in& panel, DPX_MEAN_PARAMS, const std::string& noise) {
           const char* fn = "random_effects_mean";
           const est::winsorized_mean_options o{epsilon,
                                                delta,
@@ -507,11 +409,7 @@ void init_estimators(py::module_& m) {
               g, p.values.size(), [&](auto& e) { return est::random_effects_mean(p, o, e); });
         },
         py::arg("panel"),
-        py::arg("epsilon"),
-        py::arg("delta"),
-        py::arg("tau"),
-        py::arg("rng"),
-        DPX_RULE_ARGS,
+        DPX_MEAN_ARGS,
         DPX_NOISE_ARG,
         "Random-effects location estimate (S1 Def 5.8, Cor 5.10) on an (n, T) panel "
         "(tau: tau_random_effects). (epsilon, delta)-uDP.");
@@ -519,20 +417,13 @@ void init_estimators(py::module_& m) {
         "longitudinal_regression",
         [](const f64_in& x,
            const f64_in& y,
-           double epsilon,
-           double delta,
-           std::optional<double> tau,
-           Gen& g,
-           std::optional<double> tau_prime,
-           const std::optional<std::pair<double, double>>& rule,
-           double slack,
-           const std::string& composition,
+           DPX_HD_PARAMS,
            const std::string& weighting,
            const std::optional<f64_in>& error_covariance,
            const std::string& noise) {
           const char* fn = "longitudinal_regression";
           est::longitudinal_options o;
-          o.base = hd_options(fn, epsilon, delta, tau, tau_prime, rule, slack, composition, noise);
+          o.base = DPX_HD_OPTIONS(fn);
           if (weighting == "weighted")
             o.weighting = est::regression_weighting::weighted;
           else if (weighting != "ols")
@@ -551,12 +442,7 @@ void init_estimators(py::module_& m) {
         },
         py::arg("X"),
         py::arg("y"),
-        py::arg("epsilon"),
-        py::arg("delta"),
-        py::arg("tau"),
-        py::arg("rng"),
-        DPX_RULE_ARGS,
-        DPX_COMPOSITION_ARGS,
+        DPX_HD_ARGS,
         py::arg("weighting") = "ols",
         py::arg("error_covariance") = py::none(),
         DPX_NOISE_ARG,

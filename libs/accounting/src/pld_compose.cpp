@@ -39,77 +39,80 @@ std::size_t fft_size(std::size_t n) {
   return p3 >= n && p3 > 0 ? p3 : p2;
 }
 
-/// FFTW plans for one size, created once (FFTW_ESTIMATE) and executed on fresh, equally aligned
-/// (fftw_malloc) arrays with the new-array execute interface.
-struct fft_plans {
-  fftw_plan fwd;
-  fftw_plan inv;
+/// FFTW's double and long-double (extended precision) interfaces, for one plan cache.
+struct fftw_double {
+  using real = double;
+  using complex = fftw_complex;
+  using plan = fftw_plan;
+  static real* alloc_real(std::size_t n) { return fftw_alloc_real(n); }
+  static complex* alloc_complex(std::size_t n) { return fftw_alloc_complex(n); }
+  static plan r2c(int n, real* r, complex* c) {
+    return fftw_plan_dft_r2c_1d(n, r, c, FFTW_ESTIMATE);
+  }
+  static plan c2r(int n, complex* c, real* r) {
+    return fftw_plan_dft_c2r_1d(n, c, r, FFTW_ESTIMATE);
+  }
+  static void destroy(plan p) { fftw_destroy_plan(p); }
+  static void free(void* p) { fftw_free(p); }
+};
+struct fftw_long {
+  using real = long double;
+  using complex = fftwl_complex;
+  using plan = fftwl_plan;
+  static real* alloc_real(std::size_t n) { return fftwl_alloc_real(n); }
+  static complex* alloc_complex(std::size_t n) { return fftwl_alloc_complex(n); }
+  static plan r2c(int n, real* r, complex* c) {
+    return fftwl_plan_dft_r2c_1d(n, r, c, FFTW_ESTIMATE);
+  }
+  static plan c2r(int n, complex* c, real* r) {
+    return fftwl_plan_dft_c2r_1d(n, c, r, FFTW_ESTIMATE);
+  }
+  static void destroy(plan p) { fftwl_destroy_plan(p); }
+  static void free(void* p) { fftwl_free(p); }
 };
 
-/// Process-lifetime plan cache; destroys its plans at exit (so leak checkers see no leak).
+/// FFTW plans for one size, created once (FFTW_ESTIMATE) and executed on fresh, equally aligned
+/// (fftw_malloc) arrays with the new-array execute interface.
+template <class F>
+struct fft_plans_of {
+  typename F::plan fwd;
+  typename F::plan inv;
+};
+using fft_plans = fft_plans_of<fftw_double>;
+
+/// Process-lifetime plan cache per precision (so a refinement that revisits a size does not
+/// plan again); destroys its plans at exit (so leak checkers see no leak).
+template <class F>
 struct plan_cache {
-  std::map<std::size_t, fft_plans> plans;
+  std::map<std::size_t, fft_plans_of<F>> plans;
   plan_cache() = default;
   plan_cache(const plan_cache&) = delete;
   plan_cache& operator=(const plan_cache&) = delete;
   ~plan_cache() {
     for (auto& [n, p] : plans) {
-      fftw_destroy_plan(p.fwd);
-      fftw_destroy_plan(p.inv);
+      F::destroy(p.fwd);
+      F::destroy(p.inv);
     }
   }
 };
 
-const fft_plans& plans_for(std::size_t n) {
-  static plan_cache storage;
+template <class F>
+const fft_plans_of<F>& cached_plans(std::size_t n) {
+  static plan_cache<F> storage;
   auto& cache = storage.plans;
   std::lock_guard<std::mutex> lock(fftw_planner_mutex());
   auto it = cache.find(n);
   if (it != cache.end()) return it->second;
-  double* r = fftw_alloc_real(n);
-  fftw_complex* c = fftw_alloc_complex(n / 2 + 1);
+  auto* r = F::alloc_real(n);
+  auto* c = F::alloc_complex(n / 2 + 1);
   const int ni = static_cast<int>(n);
-  fft_plans p{fftw_plan_dft_r2c_1d(ni, r, c, FFTW_ESTIMATE),
-              fftw_plan_dft_c2r_1d(ni, c, r, FFTW_ESTIMATE)};
-  fftw_free(r);
-  fftw_free(c);
+  fft_plans_of<F> p{F::r2c(ni, r, c), F::c2r(ni, c, r)};
+  F::free(r);
+  F::free(c);
   return cache.emplace(n, p).first->second;
 }
-
-/// The same for the long-double FFT (extended precision): plans made once per size, so a
-/// refinement that revisits a size does not plan again.
-struct fft_plans_l {
-  fftwl_plan fwd;
-  fftwl_plan inv;
-};
-struct plan_cache_l {
-  std::map<std::size_t, fft_plans_l> plans;
-  plan_cache_l() = default;
-  plan_cache_l(const plan_cache_l&) = delete;
-  plan_cache_l& operator=(const plan_cache_l&) = delete;
-  ~plan_cache_l() {
-    for (auto& [n, p] : plans) {
-      fftwl_destroy_plan(p.fwd);
-      fftwl_destroy_plan(p.inv);
-    }
-  }
-};
-
-const fft_plans_l& plans_for_l(std::size_t n) {
-  static plan_cache_l storage;
-  auto& cache = storage.plans;
-  std::lock_guard<std::mutex> lock(fftw_planner_mutex());
-  auto it = cache.find(n);
-  if (it != cache.end()) return it->second;
-  long double* r = fftwl_alloc_real(n);
-  fftwl_complex* c = fftwl_alloc_complex(n / 2 + 1);
-  const int ni = static_cast<int>(n);
-  fft_plans_l p{fftwl_plan_dft_r2c_1d(ni, r, c, FFTW_ESTIMATE),
-                fftwl_plan_dft_c2r_1d(ni, c, r, FFTW_ESTIMATE)};
-  fftwl_free(r);
-  fftwl_free(c);
-  return cache.emplace(n, p).first->second;
-}
+const fft_plans& plans_for(std::size_t n) { return cached_plans<fftw_double>(n); }
+const fft_plans_of<fftw_long>& plans_for_l(std::size_t n) { return cached_plans<fftw_long>(n); }
 
 struct fft_buffers {
   std::size_t n;

@@ -1,6 +1,7 @@
 #include "dpx/core/composition.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -9,26 +10,20 @@
 
 namespace dpx::core {
 
+namespace {
+/// The name of an enum value from its table (the enums count from 0 in declaration order).
+template <std::size_t N, class E>
+std::string name_of(const std::array<const char*, N>& names, E e) {
+  const auto i = static_cast<std::size_t>(e);
+  return i < N ? names[i] : "?";
+}
+}  // namespace
+
 std::string to_string(composition_rule r) {
-  switch (r) {
-    case composition_rule::single:
-      return "single";
-    case composition_rule::basic:
-      return "basic";
-    case composition_rule::advanced:
-      return "advanced";
-    case composition_rule::kov:
-      return "kov";
-    case composition_rule::kov_optimal:
-      return "kov_optimal";
-    case composition_rule::rdp:
-      return "rdp";
-    case composition_rule::zcdp:
-      return "zcdp";
-    case composition_rule::pld:
-      return "pld";
-  }
-  return "?";
+  static constexpr std::array<const char*, 8> names{
+      "single", "basic", "advanced", "kov", "kov_optimal", "rdp", "zcdp", "pld"};
+  static_assert(static_cast<std::size_t>(composition_rule::pld) + 1 == names.size());
+  return name_of(names, r);
 }
 
 namespace {
@@ -65,23 +60,10 @@ composition_rule parse_composition_rule(const std::string& s,
 }
 
 std::string to_string(noise_calibration c) {
-  switch (c) {
-    case noise_calibration::classical:
-      return "classical";
-    case noise_calibration::analytic:
-      return "analytic";
-    case noise_calibration::rdp:
-      return "rdp";
-    case noise_calibration::pld:
-      return "pld";
-    case noise_calibration::paper:
-      return "paper";
-    case noise_calibration::tight:
-      return "tight";
-    case noise_calibration::fixed:
-      return "fixed";
-  }
-  return "?";
+  static constexpr std::array<const char*, 7> names{
+      "classical", "analytic", "rdp", "pld", "paper", "tight", "fixed"};
+  static_assert(static_cast<std::size_t>(noise_calibration::fixed) + 1 == names.size());
+  return name_of(names, c);
 }
 
 noise_calibration parse_noise_calibration(const std::string& s,
