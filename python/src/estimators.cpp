@@ -43,6 +43,9 @@ const est::kv_unknown_sigma_options kvu_defaults{};
       std::optional<double> tau_prime, const std::optional<std::pair<double, double>>&rule
 #define DPX_MEAN_ARGS \
   py::arg("epsilon"), py::arg("delta"), py::arg("tau"), py::arg("rng"), DPX_RULE_ARGS
+// The positional arguments of the Karwa-Vadhan bindings (kv_mean, kv_mean_unknown_sigma).
+#define DPX_KV_ARGS \
+  py::arg("x"), py::arg("epsilon"), py::arg("delta"), py::arg("rng"), py::kw_only()
 #define DPX_HD_PARAMS DPX_MEAN_PARAMS, double slack, const std::string &composition
 #define DPX_HD_ARGS DPX_MEAN_ARGS, DPX_COMPOSITION_ARGS
 #define DPX_HD_OPTIONS(fn) \
@@ -235,11 +238,7 @@ void init_estimators(py::module_& m) {
           const auto s = vector_of("kv_mean", "x", x);
           return with_engine(g, s.size(), [&](auto& e) { return est::kv_mean(s, o, e); });
         },
-        py::arg("x"),
-        py::arg("epsilon"),
-        py::arg("delta"),
-        py::arg("rng"),
-        py::kw_only(),
+        DPX_KV_ARGS,
         py::arg("sigma") = kv_defaults.sigma,
         py::arg("beta") = kv_defaults.beta,
         py::arg("alpha") = kv_defaults.alpha,
@@ -268,11 +267,7 @@ void init_estimators(py::module_& m) {
           return with_engine(
               g, s.size(), [&](auto& e) { return est::kv_mean_unknown_sigma(s, o, e); });
         },
-        py::arg("x"),
-        py::arg("epsilon"),
-        py::arg("delta"),
-        py::arg("rng"),
-        py::kw_only(),
+        DPX_KV_ARGS,
         py::arg("beta") = kvu_defaults.beta,
         py::arg("alpha") = kvu_defaults.alpha,
         py::arg("sigma_fallback") = kvu_defaults.sigma_fallback,
