@@ -203,6 +203,7 @@ metrics run(const cell_context& ctx) {
         10,
         p.get_int("fw_t_max"));
     o.private_selection = true;
+    o.noise_kind = mechanisms::noise_kind::research_grade;  // no float-safe selection
     o.coordinate_bound = cb;  // |f'| <= 1 and |x_ij| <= c on the (clamped) domain
     o.relation = core::neighbouring::add_remove;
     o.public_size = n;
@@ -223,6 +224,7 @@ metrics run(const cell_context& ctx) {
     solvers::solve_result r;
     if (method == "output_perturbation") {
       solvers::output_perturbation_options o;
+      o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' Gaussian
       o.regularization = lambda;
       o.clip_norm = clip;
       o.relation = core::neighbouring::add_remove;
@@ -234,6 +236,7 @@ metrics run(const cell_context& ctx) {
       sigma = r.noise_scale;
     } else {
       solvers::objective_perturbation_options o;
+      o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' Gaussian
       o.regularization = lambda;
       o.row_norm_bound = 1.0;
       o.relation = core::neighbouring::add_remove;

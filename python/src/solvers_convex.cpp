@@ -251,7 +251,9 @@ void def_perturbation(py::module_& m,
         require_research_grade(fn.c_str(), noise_kind, noisy(o));
         const auto v = dataset(fn.c_str(), x, y);
         const losses::glm_loss l(parse_loss(loss), v, parameter);
-        return with_engine(g, gil_release_threshold, [&](auto& e) { return solve(l, o, e); });
+        auto opt = o;
+        opt.noise_kind = mechanisms::parse_noise_kind(noise_kind);
+        return with_engine(g, gil_release_threshold, [&](auto& e) { return solve(l, opt, e); });
       },
       std::tuple_cat(keywords,
                      loss_keywords(default_loss),
@@ -382,6 +384,7 @@ void init_solvers_convex(py::module_& m) {
           const losses::glm_loss l(parse_loss(loss), v, parameter);
           const auto start = start_point(fn, "x0", x0, v.cols);
           auto opt = o;
+          opt.noise_kind = mechanisms::parse_noise_kind(noise_kind);
           opt.trace.enabled = trace;
           opt.trace.record_objective = record_objective;
           return with_engine(g, gil_release_threshold, [&](auto& e) {

@@ -114,6 +114,7 @@ int main(int argc, char** argv) try {
   auto rng = dpx::rng::stream(seed, 0, 0, dpx::rng::purpose::noise);
   if (solver == "frank_wolfe") {
     sol::frank_wolfe_options f;
+    f.noise_kind = dpx::mechanisms::noise_kind::research_grade;
     f.iterations = static_cast<std::int64_t>(o.num("iterations", double(f.iterations)));
     f.radius = o.num("radius", f.radius);
     f.private_selection = o.num("private_selection", 0) != 0;
@@ -126,6 +127,7 @@ int main(int argc, char** argv) try {
     print(sol::frank_wolfe(loss, x0, f, rng));
   } else if (solver == "output_perturbation") {
     sol::output_perturbation_options p;
+    p.noise_kind = dpx::mechanisms::noise_kind::research_grade;
     p.regularization = o.num("regularization", p.regularization);
     p.clip_norm = o.num("clip_norm", p.clip_norm);
     o.privacy(p);
@@ -135,6 +137,7 @@ int main(int argc, char** argv) try {
     print(sol::output_perturbation(loss, p, rng));
   } else if (solver == "objective_perturbation") {
     sol::objective_perturbation_options p;
+    p.noise_kind = dpx::mechanisms::noise_kind::research_grade;
     p.regularization = o.num("regularization", p.regularization);
     p.row_norm_bound = o.num("row_norm_bound", p.row_norm_bound);
     o.privacy(p);

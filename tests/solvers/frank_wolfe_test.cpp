@@ -45,6 +45,7 @@ TEST(FrankWolfe, NonprivateMeetsJaggiBoundAgainstGistOnL1Ball) {
   const double ls = loss.smoothness();
   for (std::int64_t t : {10, 100, 1000}) {
     frank_wolfe_options o;
+    o.noise_kind = mechanisms::noise_kind::research_grade;
     o.iterations = t;
     o.radius = r;
     o.trace.enabled = false;
@@ -66,6 +67,7 @@ TEST(FrankWolfe, HugeEpsilonReproducesNonprivateIterates) {
   const losses::glm_loss loss(losses::glm_kind::least_squares, {s.x, s.y, n, d});
   const std::vector<double> zero(d, 0.0);
   frank_wolfe_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;
   o.iterations = 50;
   o.radius = 1.0;
   o.trace.enabled = false;
@@ -85,6 +87,7 @@ TEST(FrankWolfe, TightCalibrationClosedFormAndAccountant) {
   for (double eps : {0.1, 1.0, 8.0}) {
     for (std::int64_t t : {1, 30, 500}) {
       frank_wolfe_options o;
+      o.noise_kind = mechanisms::noise_kind::research_grade;
       o.private_selection = true;
       o.clip_norm = 1.0;
       o.iterations = t;
@@ -107,6 +110,7 @@ TEST(FrankWolfe, TightCalibrationClosedFormAndAccountant) {
 
 TEST(FrankWolfe, UtilitySensitivityClosedForm) {
   frank_wolfe_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;
   o.private_selection = true;
   o.radius = 3.0;
   o.clip_norm = 0.5;
@@ -125,6 +129,7 @@ TEST(FrankWolfe, FirstSelectionFollowsExponentialMechanismLaw) {
   const losses::glm_loss loss(losses::glm_kind::least_squares, {s.x, s.y, n, d});
   const std::vector<double> zero(d, 0.0);
   frank_wolfe_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;
   o.iterations = 1;
   o.radius = 2.0;
   o.private_selection = true;
@@ -170,6 +175,7 @@ TEST(FrankWolfe, RejectsBadOptions) {
   auto g = rng::stream(1, 0, 0, rng::purpose::noise);
   const std::vector<double> zero(d, 0.0), far{2.0, 0.0, 0.0};
   frank_wolfe_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;
   o.radius = -1;
   EXPECT_THROW(frank_wolfe(loss, zero, o, g), core::invalid_argument_error);
   o.radius = 1;
@@ -183,6 +189,7 @@ TEST(FrankWolfe, RejectsBadOptions) {
   o.target.delta = 0;
   EXPECT_THROW(frank_wolfe(loss, zero, o, g), core::invalid_argument_error);
   frank_wolfe_options ok;
+  ok.noise_kind = mechanisms::noise_kind::research_grade;
   EXPECT_NO_THROW(ok.validate());
 }
 

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "dpx/losses/losses.hpp"
 #include "dpx/mechanisms/gaussian.hpp"
 #include "dpx/prox/prox.hpp"
+#include "dpx/solvers/frank_wolfe.hpp"
 #include "dpx/solvers/gist.hpp"
 #include "dpx/solvers/perturbation.hpp"
 #include "test_util.hpp"
@@ -54,6 +56,7 @@ TEST(OutputPerturbation, MinimiserEqualsIndependentRegularisedOptimum) {
   const auto s = unit_rows(n, d, 21);
   const losses::glm_loss loss(losses::glm_kind::logistic, {s.x, s.y, n, d});
   output_perturbation_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;
   o.regularization = 0.05;
   o.clip_norm = 2.0;  // logistic |f'| ||x|| <= 1: clipping inactive
   const auto ref = gist_ridge(loss, o.regularization);
@@ -62,6 +65,7 @@ TEST(OutputPerturbation, MinimiserEqualsIndependentRegularisedOptimum) {
   const double tau = output_perturbation_calibrate(o, n).tolerance;
   EXPECT_LE(std::sqrt(detail::squared_distance(m.x, ref)), tau / o.regularization + 1e-9);
   objective_perturbation_options oo;
+  oo.noise_kind = mechanisms::noise_kind::research_grade;
   oo.regularization = 0.05;
   oo.target.epsilon = 50;  // lambda_min = (1/4) / (n (e^{24.75} - 1)) << lambda: lambda' = lambda
   const std::vector<double> b(d, 0.0);
@@ -80,6 +84,7 @@ TEST(OutputPerturbation, BruteForceSensitivityWithinCms11Bound) {
   const std::span<const double> xs(s.x.data(), n * d), ys(s.y.data(), n);
   const losses::glm_loss less(losses::glm_kind::logistic, {xs, ys, n, d});
   output_perturbation_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;
   o.regularization = lambda;
   o.clip_norm = clip;
   o.relation = core::neighbouring::add_remove;
@@ -109,6 +114,7 @@ TEST(OutputPerturbation, CalibrationAndNoiseLevel) {
   const auto s = unit_rows(n, d, 23);
   const losses::glm_loss loss(losses::glm_kind::logistic, {s.x, s.y, n, d});
   output_perturbation_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;
   o.regularization = 0.1;
   o.clip_norm = 1.0;
   o.target.epsilon = 0.7;
@@ -138,6 +144,7 @@ TEST(ObjectivePerturbation, CalibrationClosedForm) {
   for (auto rel : {core::neighbouring::replace_one, core::neighbouring::add_remove}) {
     for (double eps : {0.1, 1.0, 5.0}) {
       objective_perturbation_options o;
+      o.noise_kind = mechanisms::noise_kind::research_grade;
       o.relation = rel;
       o.public_size = 1000;
       o.target.epsilon = eps;
@@ -165,6 +172,7 @@ TEST(ObjectivePerturbation, EventsAndRejections) {
   const auto s = unit_rows(n, d, 24);
   const losses::glm_loss loss(losses::glm_kind::logistic, {s.x, s.y, n, d});
   objective_perturbation_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;
   o.target.epsilon = 1;
   auto g = rng::stream(5, 0, 0, rng::purpose::noise);
   const auto r = objective_perturbation(loss, o, g);
@@ -180,11 +188,43 @@ TEST(ObjectivePerturbation, EventsAndRejections) {
   o.approx_fraction = 1.5;
   EXPECT_THROW(objective_perturbation(loss, o, g), core::invalid_argument_error);
   output_perturbation_options op;
+  op.noise_kind = mechanisms::noise_kind::research_grade;
   EXPECT_NO_THROW(op.validate());
   op.calibration = noise_calibration::paper;
   EXPECT_THROW(op.validate(), core::invalid_argument_error);
   objective_perturbation_options ok;
+  ok.noise_kind = mechanisms::noise_kind::research_grade;
   EXPECT_NO_THROW(ok.validate());
+}
+
+// Safe by default: these solvers have research-grade noise only, so the float-safe default
+// refuses every run that draws noise, naming noise_kind; a run that draws none is unaffected.
+TEST(SolverNoiseKind, FloatSafeDefaultRefusesResearchGradeOnlySolvers) {
+  const std::size_t n = 200, d = 4;
+  const auto s = unit_rows(n, d, 24);
+  const losses::glm_loss loss(losses::glm_kind::logistic, {s.x, s.y, n, d});
+  auto g = rng::stream(5, 0, 0, rng::purpose::noise);
+  const auto refused_naming_noise_kind = [](auto&& call) {
+    try {
+      call();
+    } catch (const core::invalid_argument_error& e) {
+      return std::string(e.what()).find("noise_kind") != std::string::npos;
+    }
+    return false;
+  };
+  output_perturbation_options op;  // defaults: tight calibration (noisy), float_safe
+  EXPECT_TRUE(refused_naming_noise_kind([&] { (void)output_perturbation(loss, op, g); }));
+  op.calibration = noise_calibration::fixed;  // noise_scale 0: the nonprivate minimiser
+  EXPECT_NO_THROW((void)output_perturbation(loss, op, g));
+  const objective_perturbation_options ob;
+  EXPECT_TRUE(refused_naming_noise_kind([&] { (void)objective_perturbation(loss, ob, g); }));
+  frank_wolfe_options fw;
+  fw.private_selection = true;
+  fw.coordinate_bound = 1.0;
+  const std::vector<double> zero(d, 0.0);
+  EXPECT_TRUE(refused_naming_noise_kind([&] { (void)frank_wolfe(loss, zero, fw, g); }));
+  fw.private_selection = false;
+  EXPECT_NO_THROW((void)frank_wolfe(loss, zero, fw, g));
 }
 
 }  // namespace

@@ -126,6 +126,16 @@ struct solve_result {
 };
 
 namespace detail {
+/// Throws invalid_argument_error naming noise_kind unless it is research_grade: the solvers of
+/// this file and DP Frank-Wolfe draw only research-grade (double) noise, so the float-safe default
+/// refuses a noisy run rather than silently releasing it (docs/solvers.md, "Noise kind").
+inline void require_research_grade(const char* fn, mechanisms::noise_kind kind) {
+  if (kind != mechanisms::noise_kind::research_grade)
+    core::throw_invalid(fn,
+                        "noise_kind",
+                        mechanisms::to_string(kind),
+                        "this solver has research-grade noise only; choose research_grade");
+}
 
 /// Wall clock for solve time, with trace evaluation time subtracted.
 class stopwatch {

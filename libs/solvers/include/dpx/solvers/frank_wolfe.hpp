@@ -77,6 +77,10 @@ struct frank_wolfe_options {
   core::epsilon_delta target{1.0, 1e-6};
   double step_epsilon = 0.0;  ///< eps0 > 0 (fixed)
   checkpoint_options trace;
+  /// Safe by default: the private selection (Gumbel report-noisy-max in double precision) has
+  /// no float-safe form, so private_selection refuses float_safe (naming noise_kind);
+  /// research_grade accepts it.
+  mechanisms::noise_kind noise_kind = mechanisms::noise_kind::float_safe;
   /// Throws core::invalid_argument_error naming the field.
   void validate() const;
 };
@@ -116,6 +120,7 @@ solve_result frank_wolfe(const Loss& loss,
   if ((options.clip_norm > 0 || options.private_selection) && n == 0)
     core::throw_invalid(fn, "loss", 0.0, "clipping and private selection need a clippable loss");
   const bool priv = options.private_selection;
+  if (priv) detail::require_research_grade(fn, options.noise_kind);
   const double eps0 = frank_wolfe_step_epsilon(options);
   const double du = frank_wolfe_utility_sensitivity(options, n);
   detail::stopwatch clock;

@@ -95,6 +95,9 @@ struct output_perturbation_options {
   core::epsilon_delta target{1.0, 1e-6};
   double noise_scale = 0.0;  ///< sigma > 0 (fixed), or 0 with fixed = nonprivate theta_hat
   strongly_convex_solve_options solve;
+  /// Safe by default: this solver has no float-safe noise, so a run that draws noise refuses
+  /// float_safe (naming noise_kind); research_grade accepts the double Gaussian sampler.
+  mechanisms::noise_kind noise_kind = mechanisms::noise_kind::float_safe;
   void validate() const;
 };
 
@@ -120,6 +123,9 @@ struct objective_perturbation_options {
   core::epsilon_delta target{1.0, 1e-6};  ///< epsilon > 0, delta in (0, 1)
   double approx_fraction = 0.01;  ///< share of (epsilon, delta) for the inexact minimiser, (0, 1)
   strongly_convex_solve_options solve;
+  /// Safe by default: no float-safe noise exists here, so float_safe is refused when the solver
+  /// runs (naming noise_kind); research_grade accepts the double Gaussian sampler.
+  mechanisms::noise_kind noise_kind = mechanisms::noise_kind::float_safe;
   void validate() const;
 };
 perturbation_calibration objective_perturbation_calibrate(const objective_perturbation_options& o,
@@ -165,6 +171,7 @@ solve_result output_perturbation(const losses::glm_loss& loss,
   r.sensitivity = cal.sensitivity;
   r.noise_scale = cal.noise_scale;
   if (cal.noise_scale > 0) {
+    detail::require_research_grade("solvers::output_perturbation", o.noise_kind);
     const auto noise =
         mechanisms::gaussian::from_sigma(cal.noise_scale, cal.sensitivity, o.relation);
     noise.privatize(r.x, rng);
@@ -194,6 +201,7 @@ solve_result objective_perturbation(const losses::glm_loss& loss,
                                     const objective_perturbation_options& o,
                                     G& rng) {
   o.validate();
+  detail::require_research_grade("solvers::objective_perturbation", o.noise_kind);
   const auto cal = objective_perturbation_calibrate(o, loss.size());
   std::vector<double> b(loss.dimension(), 0.0);
   mechanisms::gaussian::from_sigma(cal.objective_sigma).fill(b, rng);
