@@ -1,7 +1,7 @@
-// Driver `istdp_convergence`: ISTDP (Yuan & Peng 2023, Algorithm 1 as published) on
-// sparse least squares with the MCP penalty — optimality gap against the iteration count T for
-// several fixed noise levels sigma, beside Theorem 3.4's bound, and line-search trials against
-// Lemma 3.2's bound (docs/theory/istdp.md).
+// Driver `istdp_convergence`: ISTDP (Yuan & Peng 2023, Algorithm 1 as published, or dpx's strict
+// variant) on sparse least squares with the MCP penalty: the optimality gap against the iteration
+// count T for fixed noise levels sigma or a fixed (epsilon, delta), beside Theorem 3.4's bound,
+// and line-search trials against Lemma 3.2's bound (docs/theory/istdp.md).
 //
 // Data (keyed on n, d, k, rho, seed-independent of sigma and T): rows x_i ~ N(0, Toeplitz rho),
 // scaled onto the unit ball (||x_i|| <= 1, so L_s <= 1), k-sparse truth beta (+-1), y = X beta +
@@ -25,6 +25,19 @@
 //   max_trials_rounding  max trials over the other iterations (both sides of the test at the
 //                  rounding level: outside the lemma's exact-arithmetic statement)
 //   lemma_check_resolved  lemma_check for max_trials_resolved (the gated encoding)
+//   sigma_cal      the calibrated noise sd (fixed: `sigma`; epsilon > 0: the tight calibration of
+//                  the T - 1 Gaussian releases at (epsilon, delta)), also when noise = "off"
+//   gap_over_sigma2  gap / sigma_cal^2: flat where the gap is a noise floor proportional to
+//                  sigma^2 (the term the proof of Theorem 3.4 drops); NaN when sigma_cal = 0
+//   bound_ratio    gap / bound (Theorem 3.4 as published claims <= 1)
+//   mean_step_late mean step over the traced iterations of the run's second half
+//
+// Strict ISTDP (variant = "strict", private by construction; docs/theory/istdp.md): BB steps from
+// the noisy gradients clipped to [alpha_min, alpha_max], alpha_max <= 1/L_s = 1, no line search,
+// started from theta^1 alone. With epsilon > 0 the T - 1 releases of per-example gradients
+// clipped to `clip_norm` (replace-one, sensitivity 2 clip_norm / n) are calibrated by exact
+// Gaussian composition, so sigma_cal^2 grows linearly in T at fixed (epsilon, delta): the gap
+// after the transient is a floor proportional to T, and the gap is U-shaped in T.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -53,7 +66,9 @@ metrics run(const cell_context& ctx) {
   const auto d = static_cast<std::size_t>(p.get_int("d"));
   const auto k = static_cast<std::size_t>(p.get_int("k"));
   const double rho = p.get_double("rho");
-  const double sigma = p.get_double("sigma");
+  const bool strict = p.get_string("variant") == "strict";
+  const double epsilon = p.get_double("epsilon");
+  const bool noise_on = p.get_string("noise") == "on";
   const std::int64_t T = p.get_int("iterations");
   const double lambda = p.get_double("lambda");
   const double gamma = p.get_double("gamma");
@@ -92,23 +107,45 @@ metrics run(const cell_context& ctx) {
 
   solvers::istdp_options o;
   o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
-  o.variant = solvers::istdp_variant::as_published;
+  o.variant = strict ? solvers::istdp_variant::strict : solvers::istdp_variant::as_published;
   o.iterations = T;
-  o.sensitivity = solvers::sensitivity_mode::gradient_bound;
-  o.gradient_bound = 1.0;
-  o.calibration = solvers::noise_calibration::fixed;
-  o.sigma = sigma;
+  if (epsilon > 0) {
+    o.sensitivity = solvers::sensitivity_mode::clipping;
+    o.clip_norm = p.get_double("clip_norm");
+    o.calibration = solvers::noise_calibration::tight;
+    o.target = {epsilon, p.get_double("delta")};
+  } else {
+    o.sensitivity = solvers::sensitivity_mode::gradient_bound;
+    o.gradient_bound = 1.0;
+    o.calibration = solvers::noise_calibration::fixed;
+    o.sigma = p.get_double("sigma");
+  }
   o.alpha_min = p.get_double("alpha_min");
   o.alpha_max = p.get_double("alpha_max");
   // Every iteration is traced (objective as the published line search computed it, and trials):
   // the trials of iterations that start at a gap still resolvable in double precision are
   // separated from those at the rounding level.
+  // strict runs have no line search (one trial per iteration): 100 trace points per decade
+  // suffice for the step statistics and save the objective evaluations.
   o.trace.enabled = true;
-  o.trace.per_decade = 1000000;
+  o.trace.per_decade = strict ? 100 : 1000000;
   std::vector<double> th0(d, 0.0), th1(d, 0.0);
   th0[0] = 0.01;
+  o.validate();
+  const double sigma_cal = solvers::istdp_sigma(o, n);
+  // Negative controls: noise off (the same run without its noise), or noise calibrated for a
+  // fixed number of releases whatever T is (an accountant that ignores how composition grows
+  // with T); sigma_cal stays the honest calibration for T.
+  const std::int64_t calibrated_T = p.get_int("calibrated_T");
+  if (!noise_on || calibrated_T > 0) {
+    auto at = o;
+    at.iterations = std::max<std::int64_t>(calibrated_T, 2);
+    o.sigma = noise_on ? solvers::istdp_sigma(at, n) : 0.0;
+    o.calibration = solvers::noise_calibration::fixed;
+  }
   auto noise = ctx.stream(rng::purpose::noise);
-  const auto r = solvers::istdp(loss, pen, th0, th1, o, noise);
+  const auto r = strict ? solvers::istdp(loss, pen, th1, o, noise)
+                        : solvers::istdp(loss, pen, th0, th1, o, noise);
   // Floored at 1e-16 F* (log axes): a negative gap means ISTDP found a lower stationary point.
   const double gap = std::fmax(r.objective - f_star, 1e-16 * f_star);
   const double bound =
@@ -133,6 +170,14 @@ metrics run(const cell_context& ctx) {
     m = std::max(m, r.trace[i].line_search_trials);
   }
   const bool lemma_ok = double(trials_resolved) <= lemma;
+  // Mean BB step over the traced iterations of the second half of the run.
+  double step_sum = 0;
+  std::int64_t step_count = 0;
+  for (const auto& tp : r.trace)
+    if (2 * tp.iteration > T && std::isfinite(tp.step)) {
+      step_sum += tp.step;
+      ++step_count;
+    }
   return {{"gap", gap},
           {"bound", bound},
           {"below_bound", gap <= bound ? 1.0 : 0.0},
@@ -144,13 +189,17 @@ metrics run(const cell_context& ctx) {
           {"bound_check", gap <= bound ? 1.0 : 1000.0 * double(T)},
           {"max_trials_resolved", double(trials_resolved)},
           {"max_trials_rounding", double(trials_unresolved)},
-          {"lemma_check_resolved", lemma_ok ? 1.0 : 1000.0 * double(T)}};
+          {"lemma_check_resolved", lemma_ok ? 1.0 : 1000.0 * double(T)},
+          {"sigma_cal", sigma_cal},
+          {"gap_over_sigma2", sigma_cal > 0 ? gap / (sigma_cal * sigma_cal) : std::nan("")},
+          {"bound_ratio", gap / bound},
+          {"mean_step_late", step_count > 0 ? step_sum / double(step_count) : std::nan("")}};
 }
 
 harness::driver make_driver() {
   harness::driver d;
   d.name = "istdp_convergence";
-  d.version = "3";
+  d.version = "4";
   d.description = "ISTDP as published: F(theta^T) - F* against T for fixed sigma, vs Thm 3.4";
   d.params = {
       {"n", "rows", harness::param_value{std::int64_t{1000}}, harness::integer_at_least(1)},
@@ -172,7 +221,32 @@ harness::driver make_driver() {
        "norm of every row (1: L_s <= 1, as the Lemma 3.2 bound assumes; > 1: control)",
        harness::param_value{1.0},
        harness::positive()},
-      {"sigma", "gradient noise sd (fixed; 0 = nonprivate)", std::nullopt, harness::non_negative()},
+      {"variant",
+       "ISTDP variant: as_published (Algorithm 1) or strict (private by construction)",
+       harness::param_value{std::string("as_published")},
+       harness::one_of({"as_published", "strict"})},
+      {"sigma",
+       "gradient noise sd when epsilon = 0 (fixed; 0 = nonprivate)",
+       harness::param_value{0.0},
+       harness::non_negative()},
+      {"epsilon",
+       "> 0: tight calibration at (epsilon, delta) of clipped gradients; 0: fixed sigma",
+       harness::param_value{0.0},
+       harness::non_negative()},
+      {"delta", "delta of the tight calibration", harness::param_value{1e-5}, harness::positive()},
+      {"clip_norm",
+       "per-example gradient clip G (epsilon > 0; replace-one sensitivity 2G/n)",
+       harness::param_value{1.0},
+       harness::positive()},
+      {"calibrated_T",
+       "0: noise calibrated for the run's T - 1 releases; > 0: for calibrated_T - 1 releases "
+       "at every T (negative control)",
+       harness::param_value{std::int64_t{0}},
+       harness::integer_at_least(0)},
+      {"noise",
+       "on, or off (negative control: the calibrated run without its noise)",
+       harness::param_value{std::string("on")},
+       harness::one_of({"on", "off"})},
       {"iterations", "T of Algorithm 1", std::nullopt, harness::integer_at_least(1)},
   };
   d.data_keys = {"n", "d", "k", "rho"};
@@ -187,7 +261,11 @@ harness::driver make_driver() {
                     "bound_check",
                     "max_trials_resolved",
                     "max_trials_rounding",
-                    "lemma_check_resolved"};
+                    "lemma_check_resolved",
+                    "sigma_cal",
+                    "gap_over_sigma2",
+                    "bound_ratio",
+                    "mean_step_late"};
   d.run = run;
   return d;
 }

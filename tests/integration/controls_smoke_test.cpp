@@ -92,6 +92,10 @@ const std::vector<smoke_case>& cases_table() {
        "error_scales_as_1_over_T",
        {"grid.phi=[0.0]", "grid.epsilon=[1.0]", "grid.n=[1000]"}},
       {"istdp_convergence", "lemma_3_2_sigma0", {"grid.sigma=[0.0]"}},
+      // Strict ISTDP: Theorem 3.4 without noise (control: the calibrated noise), and the noise
+      // floor (control: noise calibrated for T = 1200 at every T); quick form, about 10 s each.
+      {"istdp_strict_convergence", "theorem_3_4_noiseless", {"grid.noise=[\"off\"]"}},
+      {"istdp_strict_convergence", "floor_tracks_sigma2", {"grid.noise=[\"on\"]"}},
       // The hinge half of the T sweep (noise off; control: a fixed step).
       {"noisy_pgd_rates",
        "T_hinge",
