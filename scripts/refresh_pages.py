@@ -264,8 +264,8 @@ def plan(results: Path, root: Path):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="refresh_pages.py", description=__doc__.split("\n")[1])
-    ap.add_argument("--results", default="results", help="results directory of a full run")
+    ap = argparse.ArgumentParser(prog="refresh_pages.py", description=__doc__.split("\n")[0])
+    ap.add_argument("--results", default="results", help="results directory of a full run (default: results)")
     ap.add_argument("--root", default=str(Path(__file__).resolve().parent.parent),
                     help="repository root (default: this script's repository)")
     ap.add_argument("--check", action="store_true",
