@@ -2,7 +2,8 @@
 # The main job: build dpx, run the quick experiment suite (every preset under experiments/ in its
 # --quick form), and write figures, tables and the claims ledger under results/.
 #   scripts/run.sh            quick suite (a few minutes on 2 cores); results/claims.md
-#   scripts/run.sh --full     the full presets (long); also refreshes docs/claims.md
+#   scripts/run.sh --full     the full presets (long); also refreshes docs/claims.md and the
+#                             full-run sections and figures of docs/experiments/ (refresh_pages.py)
 # Results are cached per block: rerunning reuses finished work.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +14,7 @@ quick=--quick
 for arg in "$@"; do
   case "$arg" in
     --full) quick= ;;
-    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
     *) echo "scripts/run.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -29,6 +30,9 @@ build/release/bin/dpx claims --results results --markdown --out results/claims.m
 build/release/bin/dpx claims --results results --json --out results/claims.json || status=$?
 if [[ -z "$quick" ]]; then
   build/release/bin/dpx claims --results results --markdown --out docs/claims.md || status=$?
+  # Each docs/experiments/<preset>.md's generated block (provenance, rate table, figures) and
+  # docs/experiments/figures/<preset>_<figure>.png from these results (docs/outputs.md).
+  /usr/bin/python3 scripts/refresh_pages.py --results results || status=$?
 fi
 echo
 echo "dpx: results are under $(pwd)/results/<preset>/:"
