@@ -200,7 +200,8 @@ harness::driver make_driver() {
   harness::driver d;
   d.name = "istdp_convergence";
   d.version = "4";
-  d.description = "ISTDP as published: F(theta^T) - F* against T for fixed sigma, vs Thm 3.4";
+  d.description =
+      "ISTDP (as published or strict): F(theta^T) - F* against T for fixed sigma or (eps, delta)";
   d.params = {
       {"n", "rows", harness::param_value{std::int64_t{1000}}, harness::integer_at_least(1)},
       {"d", "features", harness::param_value{std::int64_t{50}}, harness::integer_at_least(1)},
