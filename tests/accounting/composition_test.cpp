@@ -105,6 +105,25 @@ TEST(KovOptimal, LargeKFiniteAndPublishedValue) {
   EXPECT_LT(e4, 1000.0);
 }
 
+TEST(KovOptimal, DeltaIsAProbabilityWhereTheLossDominates) {
+  // Regression (fuzz_events): k = 5000 Laplace steps of multiplier 2.2 at eps = 1 returned
+  // delta = 1 + 1.8e-12. Where eps is far below the composed loss, delta is 1 up to rounding
+  // and must never exceed it; brute force agrees at small k (delta = 1 - P[loss <= eps]).
+  EXPECT_LE(acc::kov_optimal_delta(1.0 / 2.2, 0.0, 5000, 1.0), 1.0);
+  EXPECT_GT(acc::kov_optimal_delta(1.0 / 2.2, 0.0, 5000, 1.0), 1.0 - 1e-9);
+  for (std::int64_t k : {100, 1000, 5000, 20000, 100000}) {
+    for (double e0 : {0.05, 0.3, 0.4545, 1.0, 3.0}) {
+      for (double eps : {0.0, 0.1, 1.0, 10.0}) {
+        const double d = acc::kov_optimal_delta(e0, 0.0, k, eps);
+        EXPECT_TRUE(d >= 0.0 && d <= 1.0)
+            << "k=" << k << " e0=" << e0 << " eps=" << eps << " d=" << d;
+        const double da = acc::kov_optimal_delta(e0, 1e-6, k, eps);
+        EXPECT_TRUE(da >= d && da <= 1.0) << "k=" << k << " e0=" << e0 << " eps=" << eps;
+      }
+    }
+  }
+}
+
 TEST(KovOptimal, BelowBoundsAndInverse) {
   for (std::int64_t k : {1, 10, 100, 1000}) {
     const double opt = acc::kov_optimal_epsilon(0.1, 0.0, k, 1e-5);
