@@ -1,6 +1,8 @@
 // Generator throughput: dpx's Philox4x32-10 (scalar calls and SIMD bulk fills) against the
 // std baseline std::mt19937_64 + std::uniform_real_distribution<double>, in the same process.
 // Target (issue 2): bulk uniform doubles >= 1.5x the std baseline per core.
+// Short fills (the noise of one gradient step in small d: 8 or 16 words) against the same words
+// drawn one call at a time: target, the fill is no slower than the scalar calls.
 //   build/bench/bin/core_bench --benchmark_min_time=0.5
 #include <benchmark/benchmark.h>
 
@@ -93,6 +95,31 @@ void BM_std_mt19937_64_raw(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kN));
 }
 BENCHMARK(BM_std_mt19937_64_raw);
+
+// Words per draw as in gaussian::privatize for d = 4 and d = 8 (2 words per coordinate).
+void BM_philox_short_fill_u32(benchmark::State& state) {
+  auto g = dpx::rng::stream(1, 2, 3, dpx::rng::purpose::noise);
+  std::vector<std::uint32_t> out(static_cast<std::size_t>(state.range(0)));
+  for (auto _ : state) {
+    g.fill(out);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_philox_short_fill_u32)->Arg(8)->Arg(16);
+
+void BM_philox_short_scalar_u32(benchmark::State& state) {
+  auto g = dpx::rng::stream(1, 2, 3, dpx::rng::purpose::noise);
+  std::vector<std::uint32_t> out(static_cast<std::size_t>(state.range(0)));
+  for (auto _ : state) {
+    for (auto& x : out) x = g();
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_philox_short_scalar_u32)->Arg(8)->Arg(16);
 
 }  // namespace
 

@@ -98,7 +98,9 @@ TEST(Philox, BulkU32EqualsScalarForEveryOffsetAndLength) {
 
 void bulk_u32_equals_scalar() {
   for (unsigned offset = 0; offset < 4; ++offset) {
-    for (std::size_t len : {0u, 1u, 3u, 4u, 5u, 127u, 128u, 129u, 1000u}) {
+    // 8, 16, 20 words: 2, 4, 5 blocks (the narrow and the wide chunk); 140: a full chunk then
+    // a narrow tail of 3 blocks.
+    for (std::size_t len : {0u, 1u, 3u, 4u, 5u, 8u, 16u, 20u, 127u, 128u, 129u, 140u, 1000u}) {
       philox4x32 a = stream(1, 2, 3, purpose::noise);
       a.discard(offset);
       philox4x32 b = a;
@@ -117,7 +119,8 @@ TEST(Philox, BulkDoublesEqualScalarForEveryOffsetAndLength) {
 
 void bulk_doubles_equal_scalar() {
   for (unsigned offset = 0; offset < 4; ++offset) {
-    for (std::size_t len : {0u, 1u, 2u, 3u, 63u, 64u, 65u, 64u * 33u + 1u}) {
+    // 4, 8, 10 doubles: 2, 4, 5 blocks; 72: a full chunk then a narrow tail of 4 blocks.
+    for (std::size_t len : {0u, 1u, 2u, 3u, 4u, 8u, 10u, 63u, 64u, 65u, 72u, 64u * 33u + 1u}) {
       philox4x32 a = stream(9, 8, 7, purpose::data);
       a.discard(offset);
       philox4x32 b = a;

@@ -10,13 +10,14 @@
 #include "dpx/accounting/rdp.hpp"
 #include "dpx/accounting/seeds.hpp"
 #include "dpx/accounting/zcdp.hpp"
+#include "dpx/core/detail/log_normal.hpp"
 #include "dpx/core/error.hpp"
 #include "dpx/core/roots.hpp"
 
 namespace dpx::accounting {
 
 namespace {
-constexpr double inf = std::numeric_limits<double>::infinity();
+using core::detail::inf;
 
 using core::smallest_feasible;
 

@@ -14,7 +14,7 @@
 namespace dpx::accounting {
 
 namespace {
-constexpr double inf = std::numeric_limits<double>::infinity();
+using core::detail::inf;
 
 /// Bisection to 1e-15 (absolute below 1, relative above).
 constexpr core::bisect_tolerance tol15{1e-15, 1e-15};

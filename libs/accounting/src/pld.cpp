@@ -6,13 +6,14 @@
 #include <cmath>
 #include <limits>
 
+#include "dpx/core/detail/log_normal.hpp"
 #include "dpx/core/error.hpp"
 #include "pld_internal.hpp"
 
 namespace dpx::accounting {
 
 namespace {
-constexpr double inf = std::numeric_limits<double>::infinity();
+using core::detail::inf;
 }  // namespace
 
 namespace detail {

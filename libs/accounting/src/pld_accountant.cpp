@@ -8,13 +8,14 @@
 #include "dpx/accounting/gaussian.hpp"
 #include "dpx/accounting/pld.hpp"
 #include "dpx/accounting/subsampling.hpp"
+#include "dpx/core/detail/log_normal.hpp"
 #include "dpx/core/error.hpp"
 #include "pld_internal.hpp"
 
 namespace dpx::accounting {
 
 namespace {
-constexpr double inf = std::numeric_limits<double>::infinity();
+using core::detail::inf;
 using detail::overloaded;
 
 /// Rough variance of one event's privacy loss (only steers the first grid; the bracket decides).

@@ -21,7 +21,7 @@
 namespace dpx::accounting {
 
 namespace {
-constexpr double inf = std::numeric_limits<double>::infinity();
+using core::detail::inf;
 
 // ---- FFT convolution ------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "dpx/accounting/pld.hpp"
+#include "dpx/core/detail/overloaded.hpp"
 
 namespace dpx::accounting::detail {
 
@@ -32,12 +33,7 @@ privacy_loss_distribution without_replacement_pld(const core::sampled_without_re
                                                   const pld_options& o,
                                                   pld_bound bound);
 
-/// std::visit helper.
-template <class... F>
-struct overloaded : F... {
-  using F::operator()...;
-};
-template <class... F>
-overloaded(F...) -> overloaded<F...>;
+/// std::visit helper (dpx/core/detail/overloaded.hpp).
+using core::detail::overloaded;
 
 }  // namespace dpx::accounting::detail

@@ -6,13 +6,14 @@
 #include <variant>
 
 #include "dpx/accounting/subsampling.hpp"
+#include "dpx/core/detail/overloaded.hpp"
 #include "dpx/core/error.hpp"
 #include "normal.hpp"
 
 namespace dpx::accounting {
 
 namespace {
-constexpr double inf = std::numeric_limits<double>::infinity();
+using core::detail::inf;
 
 void check_alpha(const char* fn, double alpha) {
   core::check_finite(fn, "alpha", alpha);
@@ -72,12 +73,7 @@ double log_a_frac(double alpha, double q, double s) {
   return detail::log_add(log_a0, log_a1);
 }
 
-template <class... F>
-struct overloaded : F... {
-  using F::operator()...;
-};
-template <class... F>
-overloaded(F...) -> overloaded<F...>;
+using core::detail::overloaded;
 }  // namespace
 
 std::vector<double> default_rdp_orders() {

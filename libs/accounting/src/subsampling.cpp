@@ -15,7 +15,7 @@
 namespace dpx::accounting {
 
 namespace {
-constexpr double inf = std::numeric_limits<double>::infinity();
+using core::detail::inf;
 
 double log_choose(double n, double k) {
   return std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0);

@@ -6,13 +6,15 @@
 #include <stdexcept>
 #include <variant>
 
+#include "dpx/core/detail/log_normal.hpp"
+#include "dpx/core/detail/overloaded.hpp"
 #include "dpx/core/error.hpp"
 #include "dpx/core/roots.hpp"
 
 namespace dpx::accounting {
 
 namespace {
-constexpr double inf = std::numeric_limits<double>::infinity();
+using core::detail::inf;
 
 /// log of the CKS bound at order alpha.
 double cks_log_delta(double rho, double eps, double alpha) {
@@ -87,12 +89,7 @@ double zcdp_epsilon(double rho, double delta) {
 }
 
 namespace {
-template <class... F>
-struct overloaded : F... {
-  using F::operator()...;
-};
-template <class... F>
-overloaded(F...) -> overloaded<F...>;
+using core::detail::overloaded;
 }  // namespace
 
 double event_rho(const core::privacy_event& e) {

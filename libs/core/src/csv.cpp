@@ -11,11 +11,11 @@ namespace dpx::core {
 
 namespace {
 
-std::string make_message(const std::string& source,
-                         std::size_t row,
-                         std::size_t line,
-                         const std::string& column,
-                         std::string_view what) {
+std::string csv_message(const std::string& source,
+                        std::size_t row,
+                        std::size_t line,
+                        const std::string& column,
+                        std::string_view what) {
   std::string m = source.empty() ? std::string("<csv>") : source;
   if (row > 0) {
     m += ": row " + std::to_string(row) + " (line " + std::to_string(line) + ")";
@@ -159,7 +159,7 @@ csv_error::csv_error(std::string source,
                      std::size_t line,
                      std::string column,
                      std::string_view what)
-    : std::invalid_argument(make_message(source, row, line, column, what)),
+    : std::invalid_argument(csv_message(source, row, line, column, what)),
       source_(std::move(source)),
       row_(row),
       line_(line),

@@ -7,10 +7,10 @@
 namespace dpx::core {
 
 namespace {
-std::string make_message(std::string_view function,
-                         std::string_view parameter,
-                         std::string_view value,
-                         std::string_view requirement) {
+std::string invalid_message(std::string_view function,
+                            std::string_view parameter,
+                            std::string_view value,
+                            std::string_view requirement) {
   std::string m;
   m.append(function).append(": ").append(parameter).append(" = ").append(value);
   m.append(" is invalid (").append(requirement).append(")");
@@ -22,7 +22,7 @@ invalid_argument_error::invalid_argument_error(std::string_view function,
                                                std::string_view parameter,
                                                std::string_view value,
                                                std::string_view requirement)
-    : std::invalid_argument(make_message(function, parameter, value, requirement)),
+    : std::invalid_argument(invalid_message(function, parameter, value, requirement)),
       function_(function),
       parameter_(parameter),
       value_(value) {}

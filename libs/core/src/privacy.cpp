@@ -1,5 +1,6 @@
 #include "dpx/core/privacy.hpp"
 
+#include "dpx/core/detail/overloaded.hpp"
 #include "dpx/core/error.hpp"
 
 namespace dpx::core {
@@ -25,12 +26,7 @@ void event_log::merge(const privacy_event& e, std::int64_t count) {
 }
 
 namespace {
-template <class... F>
-struct overloaded : F... {
-  using F::operator()...;
-};
-template <class... F>
-overloaded(F...) -> overloaded<F...>;
+using detail::overloaded;
 }  // namespace
 
 std::string event_name(const privacy_event& e) {

@@ -20,8 +20,12 @@ constexpr std::uint32_t kM1 = 0xCD9E8D57u;  // PHILOX_M4x32_1
 constexpr std::uint32_t kW0 = 0x9E3779B9u;  // PHILOX_W32_0 (golden ratio)
 constexpr std::uint32_t kW1 = 0xBB67AE85u;  // PHILOX_W32_1 (sqrt(3) - 1)
 
-// Blocks per SIMD chunk: 8 lanes of AVX2 x 4 keeps all state in registers/L1.
+// Blocks per SIMD chunk: 8 lanes of AVX2 x 4 keeps all state in registers/L1. Short fills (a
+// Gaussian draw in d = 4 needs 2 blocks) use a chunk of 4 or 8 lanes: the rounds run on every
+// lane of the chunk, so a 2-block fill on the full chunk would do 16 times the work. Fills of at
+// most kScalarBlocks blocks take the scalar calls (measured faster: bench/core).
 constexpr std::size_t kChunk = 32;
+constexpr std::size_t kScalarBlocks = 2;
 
 enum kind : int { kU32 = 0, kU01 = 1, kOpen01 = 2 };
 
@@ -34,8 +38,9 @@ inline double to_double53(std::uint64_t v) {
 }
 
 // Philox4x32-10 on nblocks (<= kChunk) consecutive counters, structure-of-arrays so that the
-// 32x32->64 multiplies vectorise (vpmuludq). Output layout depends on K.
-template <int K>
+// 32x32->64 multiplies vectorise (vpmuludq). Output layout depends on K. W is the number of
+// lanes computed (a compile-time trip count, so the rounds vectorise and unroll).
+template <int K, std::size_t W>
 [[gnu::always_inline]] inline void philox_chunk(std::uint32_t k0,
                                                 std::uint32_t k1,
                                                 std::uint64_t first,
@@ -43,8 +48,8 @@ template <int K>
                                                 std::uint32_t w3,
                                                 std::size_t nblocks,
                                                 void* out) {
-  std::uint32_t c0[kChunk], c1[kChunk], c2[kChunk], c3[kChunk];
-  for (std::size_t i = 0; i < kChunk; ++i) {
+  std::uint32_t c0[W], c1[W], c2[W], c3[W];
+  for (std::size_t i = 0; i < W; ++i) {
     const std::uint64_t b = first + i;
     c0[i] = static_cast<std::uint32_t>(b);
     c1[i] = static_cast<std::uint32_t>(b >> 32);
@@ -52,7 +57,7 @@ template <int K>
     c3[i] = w3;
   }
   for (int r = 0; r < 10; ++r) {
-    for (std::size_t i = 0; i < kChunk; ++i) {
+    for (std::size_t i = 0; i < W; ++i) {
       const std::uint64_t p0 = static_cast<std::uint64_t>(kM0) * c0[i];
       const std::uint64_t p1 = static_cast<std::uint64_t>(kM1) * c2[i];
       const std::uint32_t n0 = static_cast<std::uint32_t>(p1 >> 32) ^ c1[i] ^ k0;
@@ -110,7 +115,12 @@ template <int K, class T>
   constexpr std::size_t per_block = (K == kU32) ? 4 : 2;
   while (nblocks > 0) {
     const std::size_t m = std::min(nblocks, kChunk);
-    philox_chunk<K>(k0, k1, first, w2, w3, m, out);
+    if (m <= 4)
+      philox_chunk<K, 4>(k0, k1, first, w2, w3, m, out);
+    else if (m <= 8)
+      philox_chunk<K, 8>(k0, k1, first, w2, w3, m, out);
+    else
+      philox_chunk<K, kChunk>(k0, k1, first, w2, w3, m, out);
     first += m;
     nblocks -= m;
     out += per_block * m;
@@ -262,7 +272,7 @@ void philox4x32::fill(std::span<std::uint32_t> out) noexcept {
   std::size_t i = 0;
   while (i < out.size() && idx_ != 4) out[i++] = (*this)();
   const std::size_t nblocks = (out.size() - i) / 4;
-  if (nblocks > 0) {
+  if (nblocks > kScalarBlocks) {
     blocks<kU32>(key_[0], key_[1], block_index(), ctr_[2], ctr_[3], nblocks, out.data() + i);
     set_block_index(block_index() + nblocks);
     i += 4 * nblocks;
@@ -278,7 +288,7 @@ void philox4x32::fill_doubles(std::span<double> out) noexcept {
   // left over (idx_ == 1 or 3) is consumed exactly as the scalar calls would.
   while (i < out.size() && idx_ != 4) out[i++] = scalar();
   const std::size_t nblocks = (out.size() - i) / 2;
-  if (nblocks > 0) {
+  if (nblocks > kScalarBlocks) {
     if constexpr (Kind == kU01) {
       blocks<kU01>(key_[0], key_[1], block_index(), ctr_[2], ctr_[3], nblocks, out.data() + i);
     } else {

@@ -1,8 +1,11 @@
 #pragma once
 // Internal dense linear-algebra helpers for dpx::data (LAPACK through xtensor-blas).
+#include <algorithm>
 #include <cstddef>
 #include <span>
 #include <vector>
+
+#include <xtensor/xtensor.hpp>
 
 namespace dpx::data::detail {
 
@@ -22,5 +25,12 @@ std::vector<double> toeplitz_dense(std::span<const double> g);
 /// λ_max(T + c 11ᵀ) for the symmetric Toeplitz T with first column g and c ≥ 0: dense syevd for
 /// small sizes, Lanczos with an FFT mat-vec otherwise.
 double toeplitz_plus_constant_lambda_max(std::span<const double> g, double c);
+
+/// The row-major n×n matrix a (n² entries) as an xtensor.
+inline xt::xtensor<double, 2> square_tensor(const std::vector<double>& a, std::size_t n) {
+  xt::xtensor<double, 2> x = xt::xtensor<double, 2>::from_shape({n, n});
+  std::copy(a.begin(), a.end(), x.begin());
+  return x;
+}
 
 }  // namespace dpx::data::detail

@@ -5,7 +5,6 @@
 namespace dpx::data::model_defs {
 namespace {
 
-const param_spec mu_spec{"mu", param_type::real, "0", any_location, "mean"};
 const param_spec sd_spec{
     "innovation_sd", param_type::real, "1", positive_scale, "innovation standard deviation"};
 

@@ -9,7 +9,6 @@
 namespace dpx::data::model_defs {
 namespace {
 const param_spec times_spec{"times", param_type::count, "10", size_range(1), "times T per user"};
-const param_spec mu_spec{"mu", param_type::real, "0", any_location, "mean"};
 }  // namespace
 
 model_entry block_toeplitz_model() {

@@ -7,7 +7,6 @@ namespace {
 
 const param_spec variance_spec{
     "variance", param_type::real, "1", positive_variance, "marginal variance"};
-const param_spec mu_spec{"mu", param_type::real, "0", any_location, "mean"};
 
 // toeplitz and fgn: a stationary_gaussian sampler built once for length n.
 template <class M>

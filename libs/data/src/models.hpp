@@ -42,6 +42,8 @@ inline constexpr param_range positive_variance{0.0, 1e300, true, false};
 inline constexpr param_range size_range(double lo, double hi = 1e7) {
   return {lo, hi, false, false};
 }
+/// The location parameter every model with a mean takes.
+inline const param_spec mu_spec{"mu", param_type::real, "0", any_location, "mean"};
 
 /// The theory every scalar stationary series reports: mean, variance, long-run variance, the
 /// autocorrelations at lags 1..5 (null when the variance is infinite), the joint and marginal

@@ -44,14 +44,6 @@ void ar1_unit_filter(std::span<double> z, double phi, double sd) noexcept {
 }
 }  // namespace detail
 
-namespace {
-xt::xtensor<double, 2> to_tensor(const std::vector<double>& a, std::size_t n) {
-  xt::xtensor<double, 2> x = xt::xtensor<double, 2>::from_shape({n, n});
-  std::copy(a.begin(), a.end(), x.begin());
-  return x;
-}
-}  // namespace
-
 // ---- block Toeplitz ------------------------------------------------------------------------
 void block_toeplitz_options::validate() const {
   const char* fn = "block_toeplitz";
@@ -63,7 +55,7 @@ void block_toeplitz_options::validate() const {
 }
 block_toeplitz::block_toeplitz(block_toeplitz_options o) : o_(o) { o_.validate(); }
 xt::xtensor<double, 2> block_toeplitz::user_covariance() const {
-  return to_tensor(
+  return detail::square_tensor(
       detail::toeplitz_dense(toeplitz_power_autocovariance(o_.times, o_.rho, o_.variance)),
       o_.times);
 }
@@ -107,7 +99,7 @@ std::size_t random_effects::group_of(std::size_t user) const {
   return groups() - 1;
 }
 xt::xtensor<double, 2> random_effects::noise_covariance() const {
-  return to_tensor(
+  return detail::square_tensor(
       detail::toeplitz_dense(toeplitz_power_autocovariance(o_.times, o_.phi, o_.sigma * o_.sigma)),
       o_.times);
 }
@@ -196,7 +188,7 @@ xt::xtensor<double, 2> longitudinal::error_covariance() const {
       detail::toeplitz_dense(toeplitz_power_autocovariance(o_.times, o_.phi, o_.sigma * o_.sigma));
   const double b2 = o_.random_intercept_sd * o_.random_intercept_sd;
   for (double& v : a) v += b2;
-  return to_tensor(a, o_.times);
+  return detail::square_tensor(a, o_.times);
 }
 double longitudinal::log_sobolev() const {
   return detail::toeplitz_plus_constant_lambda_max(

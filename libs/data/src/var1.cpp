@@ -40,11 +40,6 @@ mat to_mat(const xt::xtensor<double, 2>& x) {
   std::copy(x.begin(), x.end(), m.begin());
   return m;
 }
-xt::xtensor<double, 2> to_tensor(const mat& m, std::size_t d) {
-  xt::xtensor<double, 2> x = xt::xtensor<double, 2>::from_shape({d, d});
-  std::copy(m.begin(), m.end(), x.begin());
-  return x;
-}
 }  // namespace
 
 void var1_options::validate() const {
@@ -94,7 +89,7 @@ var1::var1(var1_options o) : o_(std::move(o)) {
   if (!converged)
     core::throw_invalid(
         "var1", "a", o_.a(0, 0), "must have spectral radius < 1 (the Lyapunov iteration diverged)");
-  gamma0_ = to_tensor(g, d);
+  gamma0_ = detail::square_tensor(g, d);
   // Symmetrise rounding.
   for (std::size_t i = 0; i < d; ++i)
     for (std::size_t j = 0; j < i; ++j) {
@@ -104,8 +99,8 @@ var1::var1(var1_options o) : o_(std::move(o)) {
   const mat lg = detail::cholesky_lower(to_mat(gamma0_), d);
   if (lg.empty())
     core::throw_invalid("var1", "sigma_e", se[0], "stationary covariance not positive definite");
-  chol_gamma0_ = to_tensor(lg, d);
-  chol_sigma_e_ = to_tensor(le, d);
+  chol_gamma0_ = detail::square_tensor(lg, d);
+  chol_sigma_e_ = detail::square_tensor(le, d);
 }
 
 void var1::filter_inplace(std::span<double> z) const {
@@ -139,7 +134,7 @@ xt::xtensor<double, 2> var1::autocovariance(std::size_t h) const {
   mat g = to_mat(gamma0_);
   const mat a = to_mat(o_.a);
   for (std::size_t k = 0; k < h; ++k) g = matmul(a, g, d_);
-  return to_tensor(g, d_);
+  return detail::square_tensor(g, d_);
 }
 
 xt::xtensor<double, 2> var1::long_run_variance() const {

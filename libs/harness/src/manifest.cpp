@@ -25,6 +25,7 @@
 #include "dpx/core/rng.hpp"
 #include "dpx/harness/sha256.hpp"
 #include "internal.hpp"
+#include "json_io.hpp"
 
 // OpenBLAS reports its build configuration; declared weak so the harness does not link BLAS
 // itself (the symbol resolves when the executable links OpenBLAS, e.g. the dpx tool).
@@ -103,10 +104,6 @@ std::string cpu_model() {
 json env_value(const char* name) {
   const char* v = std::getenv(name);
   return v == nullptr ? json(nullptr) : json(v);
-}
-
-json param_json(const param_value& v) {
-  return std::visit([](const auto& x) { return json(x); }, v);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 
 #include "analysis_internal.hpp"
 #include "dpx/harness/results.hpp"
+#include "json_io.hpp"
 
 namespace dpx::harness {
 namespace {
@@ -27,20 +28,9 @@ using json = nlohmann::ordered_json;
 // Summary tables longer than this many rows per metric are cut (summary.csv has them all).
 constexpr std::size_t kMaxSummaryRows = 400;
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // Parsed JSON file, or null when absent or malformed.
-json read_json(const fs::path& path) {
-  const std::string text = read_file(path);
-  if (text.empty()) return nullptr;
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return j.is_discarded() ? json(nullptr) : j;
+json json_or_null(const fs::path& path) {
+  return detail::read_json_file(path).value_or(json(nullptr));
 }
 
 std::string esc(const std::string& s) {
@@ -213,7 +203,7 @@ std::string rates_section(const json& rates) {
 
 std::string figures_section(const fs::path& out_dir) {
   std::string h = "<h2 id=\"figures\">Figures</h2>\n";
-  const json spec = read_json(out_dir / "figures" / "figures.json");
+  const json spec = json_or_null(out_dir / "figures" / "figures.json");
   if (!spec.is_object() || !spec.contains("figures") || spec["figures"].empty()) {
     return h + "<p>The preset declares no figures.</p>\n";
   }
@@ -222,7 +212,7 @@ std::string figures_section(const fs::path& out_dir) {
     const std::string name = f.value("name", std::string());
     const std::string title =
         f.value("title", std::string()).empty() ? name : f.value("title", std::string());
-    const std::string png = read_file(out_dir / "figures" / (name + ".png"));
+    const std::string png = detail::read_text(out_dir / "figures" / (name + ".png"));
     h += "<h3 id=\"figure-" + esc(name) + "\">" + esc(title) + "</h3>\n";
     if (png.empty()) {
       ++missing;
@@ -363,7 +353,7 @@ std::string provenance_section(const json& m) {
 }  // namespace
 
 std::string provenance_markdown(const fs::path& out_dir) {
-  const json m = read_json(out_dir / "manifest.json");
+  const json m = json_or_null(out_dir / "manifest.json");
   std::string md = "## Provenance\n\n";
   const auto rows = provenance_rows(m);
   if (rows.empty()) return md + "No readable manifest.json in this directory.\n";
@@ -384,8 +374,8 @@ std::string provenance_markdown(const fs::path& out_dir) {
 }
 
 std::string report_html(const fs::path& out_dir) {
-  const json m = read_json(out_dir / "manifest.json");
-  const json rates = read_json(out_dir / "rates.json");
+  const json m = json_or_null(out_dir / "manifest.json");
+  const json rates = json_or_null(out_dir / "rates.json");
   std::string name = m.is_object() ? m.value("experiment", std::string()) : std::string();
   if (name.empty()) name = out_dir.filename().string();
   std::string body = "<p class=\"note\"><a href=\"../index.html\">All presets</a></p>\n";
@@ -432,7 +422,7 @@ std::string index_html(const fs::path& dir) {
       "<th>rate checks</th><th>cells</th><th>replications</th><th>commit</th>"
       "<th>finished (UTC)</th></tr></thead>\n<tbody>\n";
   for (const auto& d : subdirs) {
-    const json m = read_json(d / "manifest.json");
+    const json m = json_or_null(d / "manifest.json");
     const std::string sub = d.filename().string();
     const bool has_html = fs::is_regular_file(d / "report.html", ec);
     const std::string link = has_html ? sub + "/report.html" : sub + "/report.md";
@@ -460,7 +450,7 @@ std::string index_html(const fs::path& dir) {
 void write_html_reports(const fs::path& out_dir, bool write_index) {
   // report.md: replace (or append) the provenance section, always the last one.
   const fs::path md_path = out_dir / "report.md";
-  std::string md = read_file(md_path);
+  std::string md = detail::read_text(md_path);
   if (!md.empty()) {
     const auto at = md.find("\n## Provenance\n");
     if (at != std::string::npos) md.erase(at + 1);

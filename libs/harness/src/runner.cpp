@@ -26,6 +26,7 @@
 #include "dpx/core/hash.hpp"
 #include "dpx/harness/report_html.hpp"
 #include "internal.hpp"
+#include "json_io.hpp"
 
 // OpenBLAS's thread control, resolved at load time when the process links OpenBLAS (weak:
 // null otherwise).
@@ -169,9 +170,7 @@ namespace {
 using detail::cell_dir;
 using detail::read_text;
 
-json param_json(const param_value& v) {
-  return std::visit([](const auto& x) { return json(x); }, v);
-}
+using detail::param_json;
 
 void write_params_json(const fs::path& dir, const preset& p, const cell& c) {
   json j;

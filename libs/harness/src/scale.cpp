@@ -16,6 +16,7 @@
 
 #include "dpx/harness/report_html.hpp"
 #include "internal.hpp"
+#include "json_io.hpp"
 
 namespace dpx::harness {
 
@@ -51,22 +52,13 @@ std::vector<shard_entry> list_shard_dirs(const fs::path& out) {
   return list;
 }
 
-std::optional<json> read_json(const fs::path& path) {
-  const std::string text = detail::read_text(path);
-  if (text.empty()) return std::nullopt;
-  try {
-    return json::parse(text);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
 /// The quick flag recorded by the shards (first manifest found), else by manifest.json.
 bool recorded_quick(const fs::path& out) {
   for (const auto& s : list_shard_dirs(out)) {
-    if (const auto m = read_json(s.dir / "manifest.json")) return m->value("quick", false);
+    if (const auto m = detail::read_json_file(s.dir / "manifest.json"))
+      return m->value("quick", false);
   }
-  if (const auto m = read_json(out / "manifest.json")) return m->value("quick", false);
+  if (const auto m = detail::read_json_file(out / "manifest.json")) return m->value("quick", false);
   return false;
 }
 
@@ -153,7 +145,7 @@ collect_result collect_preset(const collect_options& options) {
   std::size_t reps_computed = 0;
   double rep_wall = 0, max_block = 0;
   for (const auto& s : list_shard_dirs(out)) {
-    const auto m = read_json(s.dir / "manifest.json");
+    const auto m = detail::read_json_file(s.dir / "manifest.json");
     if (!m || m->value("quick", false) != quick) continue;
     if (m->value("experiment", std::string()) != p.name) continue;
     ++cr.shard_manifests;
@@ -237,7 +229,7 @@ status_result status_preset(const status_options& options) {
     count = 1;
     for (const auto& s : list_shard_dirs(out)) {
       // The largest shard count whose heartbeat or manifest records this grid.
-      const auto h = read_json(s.dir / "manifest.json");
+      const auto h = detail::read_json_file(s.dir / "manifest.json");
       if (h && h->value("quick", false) != sr.quick) continue;
       count = std::max(count, s.count);
     }
@@ -266,7 +258,7 @@ status_result status_preset(const status_options& options) {
   }
   for (auto& s : sr.shards) {
     const fs::path dir = count > 1 ? out / shard_dir(s.index, count) : out;
-    if (const auto h = read_json(dir / "progress.json")) {
+    if (const auto h = detail::read_json_file(dir / "progress.json")) {
       s.heartbeat_status = h->value("status", std::string());
       s.host = h->value("host", std::string());
       s.pid = h->value("pid", 0LL);
