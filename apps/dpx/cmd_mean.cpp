@@ -164,7 +164,7 @@ int run_mean(const mean_options& o) {
       lo.noise = noise;
       r = est::local_mean(data, lo, g);
     } else {
-      est::winsorized_mean_options co{o.epsilon, *o.delta, est::interval_rule::paper(tau)};
+      est::winsorized_mean_options co{{o.epsilon, *o.delta}, est::interval_rule::paper(tau)};
       co.noise = noise;
       r = est::winsorized_mean(data, co, g);
     }

@@ -43,7 +43,7 @@ metrics run(const cell_context& c) {
   double noise_var = 0;
   if (model == "central") {
     r = estimators::winsorized_mean(
-        x, {eps, 1.0 / (dn * dn), rule, mechanisms::noise_kind::research_grade}, g);
+        x, {{eps, 1.0 / (dn * dn)}, rule, mechanisms::noise_kind::research_grade}, g);
     noise_var = 2.0 * r.noise_scale * r.noise_scale;
   } else if (model == "local") {
     estimators::local_mean_options o;

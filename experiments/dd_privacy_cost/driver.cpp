@@ -112,7 +112,7 @@ metrics run(const cell_context& c) {
           "dd_privacy_cost", "rule", rule_name, "must be paper, sharper, custom or kv");
     }
     r = estimators::winsorized_mean(
-        x, {eps, delta, rule, mechanisms::noise_kind::research_grade}, g);
+        x, {{eps, delta}, rule, mechanisms::noise_kind::research_grade}, g);
   }
   auto ga = c.stream(rng::purpose::aux);
   const double xi = mechanisms::laplace::from_scale(r.noise_scale).sample(ga);

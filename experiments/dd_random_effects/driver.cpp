@@ -95,7 +95,7 @@ metrics run(const cell_context& c) {
   const estimators::panel_view view{y.values(), n, T, 1};
   const auto r = estimators::random_effects_mean(
       view,
-      {eps, delta, estimators::interval_rule::paper(tau), mechanisms::noise_kind::research_grade},
+      {{eps, delta}, estimators::interval_rule::paper(tau), mechanisms::noise_kind::research_grade},
       g);
   // sensitivity_n = k > 0: the negative control of the oracle check — the Laplace draw rescaled
   // by n/k (noise calibrated to k users, so it no longer shrinks like 1/n; dd_common.hpp). The

@@ -106,7 +106,7 @@ metrics run(const cell_context& c) {
   }
   auto g = c.stream(rng::purpose::noise);
   const estimators::panel_view view{values, n, view_times, 1};
-  estimators::winsorized_mean_hd_options o{eps, delta, estimators::interval_rule::paper(tau)};
+  estimators::winsorized_mean_hd_options o{{eps, delta}, estimators::interval_rule::paper(tau)};
   o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms exactly
   const auto r = estimators::user_mean(view, o, g);
   const double e = r.estimate[0] - mu;

@@ -74,7 +74,7 @@ metrics run(const cell_context& c) {
   const double tau = estimators::tau_subgaussian(v, n, p.get_double("gamma"));
   const auto r = estimators::winsorized_mean(
       x,
-      {eps, delta, estimators::interval_rule::paper(tau), mechanisms::noise_kind::research_grade},
+      {{eps, delta}, estimators::interval_rule::paper(tau), mechanisms::noise_kind::research_grade},
       g);
   const auto ci = estimators::plugin_confidence_interval(r, v, p.get_double("alpha"));
   const double e = r.estimate - mu;
