@@ -62,8 +62,8 @@
 //               Theorem 2's bound; 0 without noise (noise = none or privacy_noise = off)
 //   noise_coefficient  noise_part / (eta v), v the THEOREM's per-coordinate noise variance of the
 //               gradient (sigma^2, or 2 b^2 for Laplace; pgd_theory). A diffusion model of the
-//               iterate on the sphere
-//               ||w|| = r near w* (docs/experiments/noisy_pgd_rates.md) predicts (d - 1)/4: the
+//               iterate on the sphere ||w|| = r near w* (docs/experiments/noisy_pgd_rates.md)
+//               predicts (d - 1)/4: the
 //               d - 1 tangential angles each fluctuate with stationary variance
 //               eta v / (2 r ||m||) (restoring rate eta ||m|| / r per step), and the average of
 //               points on the sphere falls short of w* by ||m|| r E[theta^2] / 2 in the objective;
