@@ -32,6 +32,17 @@
 // Noise: dpx::solvers::pgd with clip G = 1, replace-one: `laplace_per_coordinate` (DRV advanced
 // composition over T d releases, the PGD lecture notes' [NPGD] accounting), `laplace_l2`
 // (L2-calibrated Laplace, DRV split over T), `gaussian` (tight), `none`.
+// Oracles: every scale, variance and oracle below is the THEOREM's for the cell's inputs
+// (experiments/pgd_theory: b or sigma from epsilon, delta, n, T, d and the replace-one
+// sensitivity 2G/n), never a field of the solver's result, so a wrong calibration in the solver
+// shows as a wrong level.
+// Negative controls (`calibration_defect`; the noise stays on, one thing in its calibration is
+// wrong): sensitivity_half (G/n, the add/remove sensitivity with n_bar = n: the noise halved),
+// composition_basic (the releases composed by the basic theorem, k eps0 <= eps, instead of DRV's
+// sqrt(k) or the exact Gaussian composition: b or sigma grows like T instead of sqrt(T)). A
+// control with LESS noise than the theorem's must not be so small that the first-order term of
+// noise_part (mean 0, random sign) dominates its second-order mean: then noise_part cannot be
+// fitted, and the control "fails" for any implementation (measured: noise of one iteration).
 //
 // Metrics:
 //   excess      L(w_avg) - L*
@@ -43,13 +54,16 @@
 //               (n eps) (per-coordinate Laplace), R G sqrt(d ln(1/delta)) / (n eps) (L2 Laplace,
 //               Gaussian)
 //   ratio       excess / bound
-//   iterations  T used;  noise_scale  b or sigma;  step  eta
+//   iterations  T used;  noise_scale  b or sigma as the solver reports it;  step  eta
+//   noise_scale_ratio  noise_scale over the theorem's scale for the cell (pgd_theory): 1 when the
+//               solver's calibration is the theorem's (diagnostic; 0 without noise)
 //   noise_part  with noise: excess minus the excess of the same run without noise (same T,
 //               eta, data; deterministic), i.e. what the noise adds — the privacy part of
 //               Theorem 2's bound; 0 without noise (noise = none or privacy_noise = off)
-//   noise_coefficient  noise_part / (eta v), v the per-coordinate noise variance of the gradient
-//               (sigma^2, or 2 b^2 for Laplace). A diffusion model of the iterate on the sphere
-//               ||w|| = r near w* (docs/experiments/noisy_pgd_rates.md) predicts (d - 1)/4: the
+//   noise_coefficient  noise_part / (eta v), v the THEOREM's per-coordinate noise variance of the
+//               gradient (sigma^2, or 2 b^2 for Laplace; pgd_theory). A diffusion model of the
+//               iterate on the sphere ||w|| = r near w* (docs/experiments/noisy_pgd_rates.md)
+//               predicts (d - 1)/4: the
 //               d - 1 tangential angles each fluctuate with stationary variance
 //               eta v / (2 r ||m||) (restoring rate eta ||m|| / r per step), and the average of
 //               points on the sphere falls short of w* by ||m|| r E[theta^2] / 2 in the objective;
@@ -57,8 +71,10 @@
 //               noise).
 //   noise_model_ratio  noise_coefficient / ((d - 1)/4): 1 where that model holds
 //   noise_oracle  least_squares with noise: the exact expected privacy part of least_squares.hpp
-//               (projection inactive); 0 otherwise
+//               (projection inactive) for the theorem's noise variance; 0 otherwise
 //   noise_oracle_ratio  noise_part / noise_oracle (least_squares; 0 otherwise): 1 in expectation
+//   oracle_noise_ratio  noise_oracle / noise_part (least_squares; 0 otherwise; 1e300 when the
+//               noise part is <= 0): the level gate from below, as a ratio bound
 //   max_norm    least_squares: the largest |w_avg| / r over the noisy runs (a diagnostic of the
 //               distance to the constraint, which the oracle needs inactive; the iterates spread
 //               more than their average); 0 otherwise
@@ -77,6 +93,7 @@
 #include "dpx/prox/prox.hpp"
 #include "dpx/solvers/pgd.hpp"
 #include "least_squares.hpp"
+#include "pgd_theory.hpp"
 
 namespace dpx::experiments::noisy_pgd_rates {
 namespace {
@@ -139,6 +156,9 @@ metrics run(const cell_context& ctx) {
   if (switch_name != "on" && switch_name != "off")
     core::throw_invalid(fn, "privacy_noise", switch_name, "must be on or off");
   const bool noise_on = switch_name == "on";
+  const std::string defect = p.get_string("calibration_defect");
+  if (defect != "none" && noise == solvers::pgd_noise::none)
+    core::throw_invalid(fn, "calibration_defect", defect, "needs noise (a control keeps it on)");
 
   // ---- data
   auto g = ctx.stream(rng::purpose::data);
@@ -205,8 +225,44 @@ metrics run(const cell_context& ctx) {
       o.laplace_rule = solvers::laplace_composition::advanced;
     }
   }
-  // The negative control (privacy_noise = off): the same schedule (T, eta tuned as if private)
-  // without the noise, so the privacy part of the excess is absent.
+  // The theorem's noise for the cell's inputs (replace-one, clip G), independent of the solver.
+  const auto theory_kind = noise == solvers::pgd_noise::gaussian ? pgd_theory::noise::gaussian
+                           : noise == solvers::pgd_noise::laplace_l2
+                               ? pgd_theory::noise::laplace_l2
+                               : pgd_theory::noise::laplace_per_coordinate;
+  const double theory_scale = noise == solvers::pgd_noise::none
+                                  ? 0.0
+                                  : pgd_theory::noise_scale(theory_kind,
+                                                            eps,
+                                                            delta,
+                                                            T,
+                                                            static_cast<std::int64_t>(d),
+                                                            pgd_theory::replace_one_sensitivity(
+                                                                G, static_cast<std::int64_t>(n)));
+  const double theory_variance = pgd_theory::noise_variance(theory_kind, theory_scale);
+  // Negative controls: the noise stays on and one thing in its calibration is wrong.
+  if (defect == "sensitivity_half") {
+    // G/n: the add/remove sensitivity with the public normaliser n_bar = n (the same release).
+    o.relation = core::neighbouring::add_remove;
+    o.public_size = n;
+  } else if (defect == "composition_basic") {
+    if (noise == solvers::pgd_noise::gaussian) {
+      // One Gaussian release at (eps/T, delta/T), T times (basic composition).
+      auto one = o;
+      one.iterations = 1;
+      one.target.epsilon = eps / double(T);
+      one.target.delta = delta / double(T);
+      o.noise_scale = solvers::pgd_calibrate(one, n, d).noise_scale;
+      o.calibration = solvers::noise_calibration::fixed;
+    } else {
+      o.laplace_rule = solvers::laplace_composition::basic;  // eps0 = eps / k
+    }
+  } else if (defect != "none") {
+    core::throw_invalid(fn, "calibration_defect", defect, "is not a known defect");
+  }
+  // privacy_noise = off: the same schedule (T, eta tuned as if private) without the noise, so
+  // the privacy part of the excess is absent (the measurement of docs, "Gates": the total
+  // excess keeps its slopes without noise).
   if (!noise_on) o.noise = solvers::pgd_noise::none;
   const prox::l2_ball ball(r);
   const std::vector<double> w0(d, 0.0);
@@ -241,11 +297,9 @@ metrics run(const cell_context& ctx) {
         }
       }
       noise_part = excess - quiet_excess;
-      const double v = noise_scale * noise_scale;
-      noise_coefficient = noise_part / (o.step_size * v);
-      oracle = noise == solvers::pgd_noise::gaussian
-                   ? noise_oracle(quad, o.step_size, noise_scale, T)
-                   : noise_oracle(quad, o.step_size, std::sqrt(2.0) * noise_scale, T);
+      noise_coefficient = noise_part / (o.step_size * theory_variance);
+      oracle = pgd_theory::quadratic_privacy_part(
+          hessian_eigenvalues(quad), o.step_size, theory_variance, T);
     }
     excess_leading = excess;
   } else if (loss_name == "hinge") {
@@ -272,9 +326,7 @@ metrics run(const cell_context& ctx) {
       double mq = 0;
       for (std::size_t j = 0; j < d; ++j) mq += lp.m[j] * ref.x[j];
       noise_part = excess - (r * mn - mq);
-      const double v = noise == solvers::pgd_noise::gaussian ? noise_scale * noise_scale
-                                                             : 2 * noise_scale * noise_scale;
-      noise_coefficient = noise_part / (o.step_size * v);
+      noise_coefficient = noise_part / (o.step_size * theory_variance);
     }
     // Without noise the averaged iterate's excess is r/(2 sqrt T) - ||m|| r/(2T) for
     // T >= 1/||m||^2 up to a higher-order remainder: adding the O(1/T) term back isolates the
@@ -310,30 +362,35 @@ metrics run(const cell_context& ctx) {
       quiet.noise = solvers::pgd_noise::none;
       const auto q = solvers::pgd(lg, ball, w0, quiet, noise_rng);
       noise_part = excess - (lg.value(q.x) - l_star);
-      const double v = noise == solvers::pgd_noise::gaussian ? noise_scale * noise_scale
-                                                             : 2 * noise_scale * noise_scale;
-      noise_coefficient = noise_part / (o.step_size * v);
+      noise_coefficient = noise_part / (o.step_size * theory_variance);
     }
   }
+  // The level gate from below (a ratio bound on oracle / noise part): a non-positive noise part
+  // of a noisy least-squares cell is as far below its oracle as can be.
+  double oracle_inverse = 0;
+  if (loss_name == "least_squares" && noise != solvers::pgd_noise::none)
+    oracle_inverse = noise_part > 0 ? oracle / noise_part : 1e300;
   return {{"excess", excess},
           {"excess_leading", excess_leading},
           {"bound", bound},
           {"ratio", excess / bound},
           {"iterations", double(T)},
           {"noise_scale", noise_scale},
+          {"noise_scale_ratio", theory_scale > 0 ? noise_scale / theory_scale : 0.0},
           {"step", o.step_size},
           {"noise_part", noise_part},
           {"noise_coefficient", noise_coefficient},
           {"noise_model_ratio", noise_coefficient / ((dd - 1) / 4)},
           {"noise_oracle", oracle},
           {"noise_oracle_ratio", oracle > 0 ? noise_part / oracle : 0.0},
+          {"oracle_noise_ratio", oracle_inverse},
           {"max_norm", max_norm}};
 }
 
 harness::driver make_driver() {
   harness::driver d;
   d.name = "noisy_pgd_rates";
-  d.version = "6";
+  d.version = "7";
   d.description =
       "PGD / noisy PGD (the PGD lecture notes [NPGD]): excess risk against T, n, d, epsilon";
   d.params = {
@@ -354,6 +411,11 @@ harness::driver make_driver() {
        "part of the excess is absent)",
        harness::param_value{std::string("on")},
        harness::one_of({"on", "off"})},
+      {"calibration_defect",
+       "negative control with the noise on: none, sensitivity_half (G/n instead of 2G/n), "
+       "composition_basic (basic composition over the releases instead of DRV / exact Gaussian)",
+       harness::param_value{std::string("none")},
+       harness::one_of({"none", "sensitivity_half", "composition_basic"})},
       {"n", "examples", harness::param_value{std::int64_t{1000}}, harness::integer_at_least(1)},
       {"d",
        "dimension (>= 2)",
@@ -386,12 +448,14 @@ harness::driver make_driver() {
                     "ratio",
                     "iterations",
                     "noise_scale",
+                    "noise_scale_ratio",
                     "step",
                     "noise_part",
                     "noise_coefficient",
                     "noise_model_ratio",
                     "noise_oracle",
                     "noise_oracle_ratio",
+                    "oracle_noise_ratio",
                     "max_norm"};
   d.run = run;
   return d;

@@ -18,10 +18,12 @@
 // the noiseless path; the cross term has mean 0 and E[noise part] = E (1/2) u^T H u is EXACTLY
 //   oracle = sigma^2/(2 T^2) sum_k S_k / lambda_k,   S_k = sum_{j=1}^T (1 - q_k^j)^2,
 //   q_k = 1 - eta lambda_k,
-// over the eigenvalues lambda_k of H. For eta lambda T >> 1 it tends to sigma^2 tr(H^{-1})/(2T)
-// = G^2 m^2 tr(H^{-1})/n^2 (m the one-step multiplier of the tight calibration, sigma =
-// sqrt(T) m 2G/n), independent of T: slope -2 in n and about +2 in d (tr(H^{-1}) ~ d^2), i.e.
-// far below Theorem 2's upper bound G R sqrt(d ln(1/delta))/(n eps).
+// over the eigenvalues lambda_k of H (pgd_theory::quadratic_privacy_part; sigma^2 -> 2 b^2 for
+// Laplace noise, whose coordinates are i.i.d. too), with sigma the THEOREM's noise scale for the
+// cell's inputs (pgd_theory), not the solver's. For eta lambda T >> 1 it tends to sigma^2
+// tr(H^{-1})/(2T) = G^2 m^2 tr(H^{-1})/n^2 (m the one-step multiplier of the tight calibration,
+// sigma = sqrt(T) m 2G/n), independent of T: slope -2 in n and about +2 in d (tr(H^{-1}) ~ d^2),
+// i.e. far below Theorem 2's upper bound G R sqrt(d ln(1/delta))/(n eps).
 #include <algorithm>
 #include <cmath>
 #include <span>
@@ -158,21 +160,13 @@ inline double quadratic_excess(const quadratic_piece& q,
   return 0.5 * s;
 }
 
-/// The exact expected privacy part of the file comment (projection inactive).
-inline double noise_oracle(const quadratic_piece& q, double eta, double sigma, std::int64_t T) {
-  const std::size_t d = q.b.size();
-  const auto lambda = data::symmetric_eigenvalues(q.h, d);
-  const double t = static_cast<double>(T);
-  double s = 0;
-  for (const double l : lambda) {
+/// The eigenvalues of H (all > 0: checked), for the exact privacy part of the file comment
+/// (pgd_theory::quadratic_privacy_part).
+inline std::vector<double> hessian_eigenvalues(const quadratic_piece& q) {
+  auto lambda = data::symmetric_eigenvalues(q.h, q.b.size());
+  for (const double l : lambda)
     if (!(l > 0)) throw std::runtime_error("noisy_pgd_rates: H is singular");
-    const double qk = 1 - eta * l;
-    // sum_{j=1}^T (1 - q^j)^2 = T - 2 q (1 - q^T)/(1 - q) + q^2 (1 - q^{2T})/(1 - q^2), |q| < 1
-    const double qt = std::pow(qk, t);
-    const double sk = t - 2 * qk * (1 - qt) / (1 - qk) + qk * qk * (1 - qt * qt) / (1 - qk * qk);
-    s += sk / l;
-  }
-  return sigma * sigma * s / (2 * t * t);
+  return lambda;
 }
 
 }  // namespace dpx::experiments::noisy_pgd_rates
