@@ -52,6 +52,7 @@ struct fit_options {
   bool seed_given = false;
   std::string split_column = "split";
   bool split_given = false, variant_given = false;
+  bool nonprivate_diagnostics = false;  // private solvers: add the non-private diagnostics
 };
 
 [[noreturn]] void flag_error(const std::string& flag, const std::string& what) {
@@ -243,6 +244,9 @@ int run_fit(const fit_options& o) {
   if (o.smoothness && !(*o.smoothness > 0)) flag_error("--smoothness", "must be > 0");
   if (o.research_grade && !priv)
     flag_error("--research-grade", "only applies to the private solvers (gist adds no noise)");
+  if (o.nonprivate_diagnostics && !priv)
+    flag_error("--nonprivate-diagnostics",
+               "only applies to the private solvers (gist is nonprivate and prints them anyway)");
   const auto noise = o.research_grade ? dpx::mechanisms::noise_kind::research_grade
                                       : dpx::mechanisms::noise_kind::float_safe;
 
@@ -368,7 +372,10 @@ int run_fit(const fit_options& o) {
           sgd["steps"] = so.iterations;
           sgd["public_size"] = o.public_size ? nlohmann::json(*o.public_size) : nlohmann::json("n");
         }
-        if (std::isnan(r.objective)) r.objective = loss.value(r.x) + penalty.value(r.x);
+        // The exact objective is a non-private diagnostic of a private run: computed only when
+        // it is printed (gist, or --nonprivate-diagnostics).
+        if (std::isnan(r.objective) && (!priv || o.nonprivate_diagnostics))
+          r.objective = loss.value(r.x) + penalty.value(r.x);
       },
       pen);
 
@@ -379,56 +386,81 @@ int run_fit(const fit_options& o) {
     coef[j] = r.x[j] / scale[j];
     b0 -= mean[j] * coef[j];
   }
-  nlohmann::ordered_json j;
-  j["schema_version"] = 1;
-  j["coefficients"] = coef;
-  j["intercept"] = b0;
-  j["objective"] = r.objective;
-  j["iterations"] = r.iterations;
-  j["converged"] = r.status == dpx::solvers::termination::converged;
-  if (priv) {
-    j["epsilon"] = *o.epsilon;
-    j["delta"] = *o.delta;
-  } else {
-    j["epsilon"] = nullptr;
-    j["delta"] = nullptr;
-  }
-  j["solver"] = o.solver;
-  if (priv) {
-    j["noise"] = dpx::mechanisms::to_string(noise);
-    j["noise_note"] =
-        o.research_grade
-            ? "research-grade double-precision Gaussian noise (--research-grade): for "
-              "experiments; NOT safe for real data (floating-point attacks, Mironov 2012)"
-            : "float-safe: exact discrete Gaussian noise on a power-of-two grid, accounted by "
-              "zCDP (docs/mechanisms.md); more noise than --research-grade at the same epsilon";
-  } else {
-    j["noise"] = "none";
-    j["noise_note"] = "gist is nonprivate: no noise is added";
-  }
-  // What the output protects, in words (from the solver). ISTDP as_published spends (epsilon,
-  // delta) on its noisy gradient releases only: its BB step and line search read the exact
-  // gradients and objective (docs/theory/istdp.md, the leak), so the printed epsilon and delta are
-  // NOT a guarantee for the coefficients. Say so in the JSON and on stderr.
-  j["guarantee"] = r.guarantee;
-  if (!sgd.empty()) j["dp_sgd"] = sgd;
-  if (o.solver == "istdp" && o.variant == "as_published")
+  const std::string noise_note =
+      !priv ? "gist is nonprivate: no noise is added"
+      : o.research_grade
+          ? "research-grade double-precision Gaussian noise (--research-grade): for "
+            "experiments; NOT safe for real data (floating-point attacks, Mironov 2012)"
+          : "float-safe: exact discrete Gaussian noise on a power-of-two grid, accounted by "
+            "zCDP (docs/mechanisms.md); more noise than --research-grade at the same epsilon";
+  // Held-out loss (no penalty) of the fitted coefficients: computed from the data without
+  // noise, so NOT private (like "objective"); only when it is printed.
+  const bool has_test_loss =
+      data.has_split && data.test.n > 0 && (!priv || o.nonprivate_diagnostics);
+  const double test_loss = [&] {
+    if (!has_test_loss) return 0.0;
+    const std::vector<double> xt = design(data.test, mean, scale, o.intercept);
+    return dpx::losses::glm_loss(kind, {xt, data.test.y, data.test.n, d}).value(r.x);
+  }();
+  // ISTDP as_published spends (epsilon, delta) on its noisy gradient releases only: its BB step
+  // and line search read the exact gradients and objective (docs/theory/istdp.md, the leak), so
+  // no epsilon is printed for it (null, as for gist), the guarantee says "NOT private" and a
+  // warning goes to stderr.
+  const bool not_private = o.solver == "istdp" && o.variant == "as_published";
+  if (not_private)
     std::cerr << "dpx fit: warning: --variant as_published is NOT differentially private: epsilon "
                  "and delta calibrate only the noisy gradient releases; the step selection reads "
                  "the data directly\n";
-  j["n_train"] = n;
-  if (data.has_split) {
-    j["n_test"] = data.test.n;
-    if (data.test.n > 0) {
-      // Held-out loss (no penalty) of the fitted coefficients: computed from the data without
-      // noise, so NOT private (like "objective").
-      const std::vector<double> xt = design(data.test, mean, scale, o.intercept);
-      const dpx::losses::glm_loss test_loss(kind, {xt, data.test.y, data.test.n, d});
-      j["test_loss"] = test_loss.value(r.x);
+  if (!priv) {
+    // gist is nonprivate (epsilon null): every field is a plain statistic of the data.
+    nlohmann::ordered_json j;
+    j["schema_version"] = 2;
+    j["coefficients"] = coef;
+    j["intercept"] = b0;
+    j["objective"] = r.objective;
+    j["iterations"] = r.iterations;
+    j["converged"] = r.status == dpx::solvers::termination::converged;
+    j["epsilon"] = nullptr;
+    j["delta"] = nullptr;
+    j["solver"] = o.solver;
+    j["noise"] = "none";
+    j["noise_note"] = noise_note;
+    j["guarantee"] = r.guarantee;
+    j["n_train"] = n;
+    if (data.has_split) {
+      j["n_test"] = data.test.n;
+      if (has_test_loss) j["test_loss"] = test_loss;
     }
+    j["seconds"] = r.seconds;
+    dpx::cli::emit_json(j);
+    return dpx::cli::exit_ok;
   }
-  j["seconds"] = r.seconds;
-  dpx::cli::emit_json(j);
+  // A private solver: the fields and their classes are the output contract's (docs/cli.md,
+  // "Output contract"); the diagnostics only with --nonprivate-diagnostics.
+  dpx::cli::contract_json c("dpx fit", o.nonprivate_diagnostics);
+  c.put("schema_version", 2);
+  c.put("coefficients", coef);
+  c.put("intercept", b0);
+  c.put("epsilon", not_private ? nlohmann::json(nullptr) : nlohmann::json(*o.epsilon));
+  c.put("delta", not_private ? nlohmann::json(nullptr) : nlohmann::json(*o.delta));
+  c.put("solver", o.solver);
+  c.put("noise", dpx::mechanisms::to_string(noise));
+  c.put("noise_note", noise_note);
+  c.put("guarantee", r.guarantee);
+  if (!sgd.empty()) c.put("dp_sgd", sgd);
+  // n is public under replace-one, and dp_sgd without --public-size treats it as public (its
+  // sampling rate is computed from it); under add/remove with a public size it is private.
+  if (!o.public_size) c.put("n_train", n);
+  c.diagnostic("objective", r.objective);
+  c.diagnostic("iterations", r.iterations);
+  c.diagnostic("converged", r.status == dpx::solvers::termination::converged);
+  c.diagnostic("n_train", n);
+  if (data.has_split) {
+    c.diagnostic("n_test", data.test.n);
+    if (has_test_loss) c.diagnostic("test_loss", test_loss);
+  }
+  c.diagnostic("seconds", r.seconds);
+  dpx::cli::emit_json(c.json());
   return dpx::cli::exit_ok;
 }
 
@@ -449,17 +481,19 @@ const bool registered = dpx::cli::register_command(
           "nonprivate (working-set GIST) and runs until the relative objective change is below "
           "--tol and the prox-gradient mapping below 100 tol. Private solvers need --epsilon and "
           "--delta, clip per-example gradients to --clip, and run --max-iter iterations "
-          "(istdp/noisy_pgd default 200, dp_sgd 1000); the reported objective is computed from "
-          "the data and is NOT private. 'guarantee' says what the output protects: with --solver "
-          "istdp --variant as_published it reads 'NOT private' (epsilon and delta then calibrate "
-          "only the gradient releases; Yuan & Peng 2023's step selection reads the data) and a "
-          "warning "
-          "goes to stderr. 'seconds' is the solve time only. CSV input: RFC 4180 (docs/cli.md); "
-          "only the "
-          "target, feature and split columns are read. With a split column (--split-column, "
-          "default 'split' when present, as dpx generate sparse_linear writes) only rows marked "
-          "'train' are fitted; rows marked 'test' give 'test_loss' (the unpenalised loss on them, "
-          "NOT private); 'n_train' and 'n_test' count the rows. --max-iter is at most 1e7.");
+          "(istdp/noisy_pgd default 200, dp_sgd 1000); they print only what the guarantee covers "
+          "and public inputs (docs/cli.md, 'Output contract'): the objective, iterations, "
+          "convergence, row counts, test loss and solve time are computed from the data without "
+          "noise and are printed only with --nonprivate-diagnostics, inside "
+          "'nonprivate_diagnostics' (NOT private). 'guarantee' says what the output protects: "
+          "with --solver istdp --variant as_published it reads 'NOT private' and 'epsilon' and "
+          "'delta' are null (they then calibrate only the gradient releases; Yuan & Peng 2023's "
+          "step selection reads the data) and a warning goes to stderr. 'seconds' is the solve "
+          "time only. CSV input: RFC 4180 (docs/cli.md); only the target, feature and split "
+          "columns are read. With a split column (--split-column, default 'split' when present, "
+          "as dpx generate sparse_linear writes) only rows marked 'train' are fitted; rows marked "
+          "'test' give 'test_loss' (the unpenalised loss on them, NOT private); 'n_train' and "
+          "'n_test' count the rows. --max-iter is at most 1e7.");
       sub.add_option("--input", o->input, "CSV file with a header row")->required();
       sub.add_option("--target", o->target, "Response column")->required();
       sub.add_option("--features", o->features, "Comma-separated feature columns (default: all)");
@@ -494,6 +528,11 @@ const bool registered = dpx::cli::register_command(
                    o->research_grade,
                    "Private solvers: double-precision Gaussian noise (experiments only). "
                    "Default: float-safe exact discrete noise");
+      sub.add_flag("--nonprivate-diagnostics",
+                   o->nonprivate_diagnostics,
+                   "Private solvers: also print the objective, iterations, convergence, row "
+                   "counts, test loss and time, computed from the data WITHOUT noise (NOT "
+                   "private), inside 'nonprivate_diagnostics'");
       dpx::cli::add_pretty_flag(sub);
       sub.add_option_function<std::uint64_t>(
           "--seed",

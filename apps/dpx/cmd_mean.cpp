@@ -180,28 +180,31 @@ int run_mean(const mean_options& o) {
   }
   if (user) r.privacy.unit = dpx::core::privacy_unit::user;
 
-  nlohmann::ordered_json j;
-  j["schema_version"] = 1;
-  j["estimate"] = r.estimate;
-  j["clip_range"] = {r.range.lo, r.range.hi};  // the clipping range Î (private), not a CI
-  j["epsilon"] = r.privacy.epsilon;
-  j["delta"] = r.privacy.delta;
-  j["level"] = dpx::core::to_string(r.privacy.unit);
-  j["model"] = est::to_string(r.privacy.model);
-  j["failed"] = r.diag.failed;
-  j["n"] = n;
-  j["noise"] = dpx::mechanisms::to_string(noise);
-  j["noise_note"] =
-      o.research_grade
-          ? "research-grade double-precision Laplace noise (--research-grade): S1's mechanism "
-            "exactly, for experiments; NOT safe for real data (floating-point attacks, Mironov "
-            "2012)"
-      : o.local
-          ? "float-safe: every user's report is exact discrete Laplace noise on a power-of-two "
-            "grid (docs/mechanisms.md); same epsilon"
-          : "float-safe: exact discrete Laplace noise on the histogram counts and a power-of-two "
-            "grid for the mean (docs/mechanisms.md); same epsilon and delta";
-  dpx::cli::emit_json(j);
+  // The fields and their classes are the output contract's (docs/cli.md, "Output contract"):
+  // releases and public inputs only; the estimator's raw-data diagnostics (occupied bins,
+  // clipped fraction) are never printed.
+  dpx::cli::contract_json j("dpx mean", false);
+  j.put("schema_version", 1);
+  j.put("estimate", r.estimate);
+  j.put("clip_range", std::vector<double>{r.range.lo, r.range.hi});  // Î (private), not a CI
+  j.put("epsilon", r.privacy.epsilon);
+  j.put("delta", r.privacy.delta);
+  j.put("level", dpx::core::to_string(r.privacy.unit));
+  j.put("model", est::to_string(r.privacy.model));
+  j.put("failed", r.diag.failed);
+  j.put("n", n);
+  j.put("noise", dpx::mechanisms::to_string(noise));
+  j.put("noise_note",
+        o.research_grade
+            ? "research-grade double-precision Laplace noise (--research-grade): S1's mechanism "
+              "exactly, for experiments; NOT safe for real data (floating-point attacks, Mironov "
+              "2012)"
+        : o.local
+            ? "float-safe: every user's report is exact discrete Laplace noise on a power-of-two "
+              "grid (docs/mechanisms.md); same epsilon"
+            : "float-safe: exact discrete Laplace noise on the histogram counts and a power-of-two "
+              "grid for the mean (docs/mechanisms.md); same epsilon and delta");
+  dpx::cli::emit_json(j.json());
   return dpx::cli::exit_ok;
 }
 

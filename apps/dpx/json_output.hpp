@@ -9,6 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "dpx/core/output_contract.hpp"
 #include "strict.hpp"
 
 namespace dpx::cli {
@@ -31,5 +37,58 @@ template <class Json>
 void emit_json(const Json& j) {
   print_json(j, pretty_json() ? 2 : -1);
 }
+
+/// The JSON answer of a private command, assembled through the output contract
+/// (dpx/core/output_contract.hpp): put() takes a release or a public input, diagnostic() a
+/// non-private diagnostic, which is kept only when the user asked for it
+/// (--nonprivate-diagnostics) and then printed inside "nonprivate_diagnostics", whose "note"
+/// says it is not covered. A key the table does not classify, or classifies otherwise, is a
+/// programming error (std::logic_error): nothing unclassified is ever printed.
+class contract_json {
+ public:
+  contract_json(std::string_view surface, bool diagnostics)
+      : surface_(surface), diagnostics_(diagnostics) {}
+
+  template <class V>
+  void put(const std::string& key, V&& value) {
+    if (check(key) == dpx::core::output_class::nonprivate_diagnostic)
+      throw std::logic_error(std::string(surface_) + ": '" + key + "' is a diagnostic");
+    j_[key] = std::forward<V>(value);
+  }
+
+  template <class V>
+  void diagnostic(const std::string& key, V&& value) {
+    if (check("nonprivate_diagnostics." + key) != dpx::core::output_class::nonprivate_diagnostic)
+      throw std::logic_error(std::string(surface_) + ": '" + key + "' is not a diagnostic");
+    if (diagnostics_) d_[key] = std::forward<V>(value);
+  }
+
+  /// The answer: the releases and public inputs, then (when asked for) the diagnostics.
+  nlohmann::ordered_json json() const {
+    nlohmann::ordered_json out = j_;
+    if (diagnostics_) {
+      nlohmann::ordered_json d;
+      d["note"] =
+          "NOT private: computed from the data without noise and NOT covered by the printed "
+          "guarantee (asked for with --nonprivate-diagnostics); never publish these";
+      d.update(d_);
+      out["nonprivate_diagnostics"] = d;
+    }
+    return out;
+  }
+
+ private:
+  dpx::core::output_class check(const std::string& key) const {
+    if (!dpx::core::is_classified(surface_, key))
+      throw std::logic_error(std::string(surface_) + ": output field '" + key +
+                             "' is not in the output contract");
+    return dpx::core::classify(surface_, key);
+  }
+
+  std::string_view surface_;
+  bool diagnostics_;
+  nlohmann::ordered_json j_ = nlohmann::ordered_json::object(),
+                         d_ = nlohmann::ordered_json::object();
+};
 
 }  // namespace dpx::cli

@@ -66,6 +66,9 @@ def os_random() -> OsRandom:
 def stable_hash(text: str) -> int:
     """dpx's stable 64-bit hash (FNV-1a 64 + SplitMix64 finaliser) used for cell ids and stream keys; e.g. Philox(seed, stable_hash('dpx generate ar1'), 0, 'data') is the stream of `dpx generate ar1 --seed seed`."""
 
+def output_contract() -> list:
+    """The output contract (docs/cli.md, "Output contract"): (surface, field, class) for every output of the private commands and result types; class is 'release', 'public input' or 'non-private diagnostic'."""
+
 class PureDpEvent:
     """A pure epsilon-DP release."""
     def __init__(self, epsilon: float) -> None: ...

@@ -23,6 +23,11 @@ papers' double-precision Laplace, for experiments); the ledger says which (``Pur
 ``LaplaceDpEvent`` for the Laplace steps). :func:`local_projection_interval` has no noise choice
 (randomized response is exact).
 
+Every result holds its release and public inputs only: the raw-data counts
+(``Diagnostics.occupied_bins`` and ``clipped_fraction``, ``LocalProjectionResult.outside`` and
+``occupied``, ``RegressionResult.singular_users``) are NOT private and read as ``None`` unless
+the estimator is called with ``nonprivate_diagnostics=True`` (docs/cli.md, "Output contract").
+
 Inputs are read in place when C-contiguous float64 (converted once otherwise); panels are
 (n, T) or (n, T, d) arrays (user, time, coordinate). The GIL is released for inputs of 4096 or
 more values. Same seed -> the same result as ``dpx mean --seed``.

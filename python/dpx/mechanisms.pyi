@@ -474,8 +474,8 @@ class SparseHistogram:
     def values(self) -> npt.NDArray[numpy.float64]:
         """Released frequencies (>= threshold), same order."""
     @property
-    def occupied(self) -> int:
-        """Occupied bins (NOT private)."""
+    def occupied(self) -> int | None:
+        """Occupied bins (NOT private; None unless the release was called with nonprivate_diagnostics=True)."""
     @property
     def n(self) -> int:
         """Number of records."""
@@ -507,13 +507,13 @@ Laplace on counts) and only those >= 2 ln(2/delta)/(epsilon n) + 1/n are release
     def event(self) -> Any:
         """EpsilonDeltaDpEvent(epsilon, delta)."""
     @overload
-    def release(self, x: npt.ArrayLike, rng: Philox, width: float = ..., origin: float = ...) -> SparseHistogram: ...
+    def release(self, x: npt.ArrayLike, rng: Philox, width: float = ..., origin: float = ..., nonprivate_diagnostics: bool = ...) -> SparseHistogram: ...
     @overload
-    def release(self, x: npt.ArrayLike, rng: OsRandom, width: float = ..., origin: float = ...) -> SparseHistogram: ...
+    def release(self, x: npt.ArrayLike, rng: OsRandom, width: float = ..., origin: float = ..., nonprivate_diagnostics: bool = ...) -> SparseHistogram: ...
     @overload
-    def release_bins(self, keys: npt.ArrayLike, rng: Philox) -> SparseHistogram: ...
+    def release_bins(self, keys: npt.ArrayLike, rng: Philox, nonprivate_diagnostics: bool = ...) -> SparseHistogram: ...
     @overload
-    def release_bins(self, keys: npt.ArrayLike, rng: OsRandom) -> SparseHistogram: ...
+    def release_bins(self, keys: npt.ArrayLike, rng: OsRandom, nonprivate_diagnostics: bool = ...) -> SparseHistogram: ...
 
 class LocalHistogram:
     """Local randomized-response histogram over `bins` bins (Roth & Avella-Medina 2025, Algorithm 7):

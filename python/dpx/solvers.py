@@ -23,6 +23,12 @@ coefficients to ``dpx fit --solver istdp|noisy_pgd|dp_sgd --seed SEED`` run with
 settings, and to the C++ solvers called with ``rng::stream(seed, 0, 0, noise)``. Solvers run with
 the GIL released.
 
+A private run's result holds only its release (``x``) and public inputs (the events, the
+guarantee, the noise scale): the non-private diagnostics (``objective``, ``trace``, ``status``,
+``message``, ``iterations``, the work counters, ``seconds``), computed from the data without
+noise, are ``None`` unless the solver is called with ``nonprivate_diagnostics=True``, and ``repr``
+labels them "NOT private" (docs/cli.md, "Output contract").
+
 ``noise_kind`` is ``"float_safe"`` by default (research-grade noise must be asked for by name).
 Frank-Wolfe and output / objective perturbation draw research-grade noise only: a private run of
 them raises ValueError unless ``noise_kind="research_grade"``.

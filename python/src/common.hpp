@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -14,6 +15,15 @@
 #include "dpx/core/rng.hpp"
 
 namespace dpx::python {
+
+/// A count of the data that the output contract withholds (dpx/core/output_contract.hpp: a
+/// non-private diagnostic, kept only with nonprivate_diagnostics=True) is erased to this value;
+/// count_or_none reads it as None.
+inline constexpr std::size_t withheld_count = static_cast<std::size_t>(-1);
+inline std::optional<std::size_t> count_or_none(std::size_t c) {
+  if (c == withheld_count) return std::nullopt;
+  return c;
+}
 
 namespace py = pybind11;
 

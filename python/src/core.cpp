@@ -7,6 +7,7 @@
 #include "common.hpp"
 #include "dpx/core/error.hpp"
 #include "dpx/core/hash.hpp"
+#include "dpx/core/output_contract.hpp"
 
 namespace dpx::python {
 namespace {
@@ -152,6 +153,18 @@ generator for real data releases. Create it with dpx.os_random().)doc")
       "keys; e.g. Philox(seed, stable_hash('dpx generate ar1'), 0, 'data') is the stream of "
       "`dpx generate ar1 --seed seed`.");
   m.attr("stream_derivation") = std::string(rng::stream_derivation);
+  m.def(
+      "output_contract",
+      [] {
+        py::list out;
+        for (const auto& f : core::output_contract())
+          out.append(py::make_tuple(
+              std::string(f.surface), std::string(f.field), std::string(core::to_string(f.kind))));
+        return out;
+      },
+      "The output contract (docs/cli.md, \"Output contract\"): (surface, field, class) for "
+      "every output of the private commands and result types; class is 'release', 'public "
+      "input' or 'non-private diagnostic'.");
 }
 
 }  // namespace dpx::python

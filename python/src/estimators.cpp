@@ -33,7 +33,10 @@ const est::kv_unknown_sigma_options kvu_defaults{};
   py::arg("composition_slack") = 0.0, py::arg("composition") = "automatic"
 // The noise kind of every estimator with a noise choice (the C++ options' `noise`, float_safe by
 // default; docs/estimators.md, "Noise kind").
-#define DPX_NOISE_ARG py::arg("noise") = "float_safe"
+#define DPX_NOISE_ARG py::arg("noise") = "float_safe", DPX_DIAGNOSTICS_ARG
+// The output contract's switch (dpx/core/output_contract.hpp): the raw-data diagnostics are
+// withheld (None) unless it is True.
+#define DPX_DIAGNOSTICS_ARG py::arg("nonprivate_diagnostics") = false
 // The (epsilon, delta, tau, rng, tau_prime, rule) signature and keywords of every central mean
 // binding; with (composition_slack, composition) those of the Algorithm 5 based ones
 // (winsorized_mean_hd, sample_split_mean, user_mean, user_mean_ragged, longitudinal_regression),
@@ -119,7 +122,8 @@ void def_variance(py::module_& m, const char* name, Estimator estimator, const c
                         bool clamp_to_bounds,
                         double slack,
                         const std::string& composition,
-                        const std::string& noise) {
+                        const std::string& noise,
+                        bool nonprivate_diagnostics) {
         auto o = variance_options(name,
                                   epsilon,
                                   variance_min,
@@ -133,7 +137,8 @@ void def_variance(py::module_& m, const char* name, Estimator estimator, const c
                                   composition);
         o.noise = mechanisms::parse_noise_kind(noise);
         const auto s = vector_of(name, "x", x);
-        return with_engine(g, s.size(), [&](auto& e) { return estimator(s, o, e); });
+        return under_contract(with_engine(g, s.size(), [&](auto& e) { return estimator(s, o, e); }),
+                              nonprivate_diagnostics);
       },
       py::arg("x"),
       py::arg("rng"),
@@ -152,13 +157,19 @@ void init_estimators(py::module_& m) {
     // ---- central, item level ---------------------------------------------------------------
     m.def(
         "projection_interval",
-        [](const f64_in& x, DPX_MEAN_PARAMS, const std::string& noise) {
+        [](const f64_in& x,
+           DPX_MEAN_PARAMS,
+           const std::string& noise,
+           bool nonprivate_diagnostics) {
           const auto r = make_rule("projection_interval", tau, tau_prime, rule);
           const auto s = vector_of("projection_interval", "x", x);
           const auto kind = mechanisms::parse_noise_kind(noise);
-          return with_engine(g, s.size(), [&](auto& e) {
-            return est::projection_interval(s, r, epsilon, delta, e, kind);
-          });
+          return under_contract(
+              with_engine(
+                  g,
+                  s.size(),
+                  [&](auto& e) { return est::projection_interval(s, r, epsilon, delta, e, kind); }),
+              nonprivate_diagnostics);
         },
         py::arg("x"),
         DPX_MEAN_ARGS,
@@ -169,12 +180,17 @@ void init_estimators(py::module_& m) {
         "sharper rule (h = tau', kappa = tau + 2 tau'); rule=(h, kappa) any custom rule.");
     m.def(
         "winsorized_mean",
-        [](const f64_in& x, DPX_MEAN_PARAMS, const std::string& noise) {
+        [](const f64_in& x,
+           DPX_MEAN_PARAMS,
+           const std::string& noise,
+           bool nonprivate_diagnostics) {
           est::winsorized_mean_options o{
               epsilon, delta, make_rule("winsorized_mean", tau, tau_prime, rule)};
           o.noise = mechanisms::parse_noise_kind(noise);
           const auto s = vector_of("winsorized_mean", "x", x);
-          return with_engine(g, s.size(), [&](auto& e) { return est::winsorized_mean(s, o, e); });
+          return under_contract(
+              with_engine(g, s.size(), [&](auto& e) { return est::winsorized_mean(s, o, e); }),
+              nonprivate_diagnostics);
         },
         py::arg("x"),
         DPX_MEAN_ARGS,
@@ -185,12 +201,14 @@ void init_estimators(py::module_& m) {
         "discrete noise) or 'research_grade' (`dpx mean --research-grade`).");
     m.def(
         "winsorized_mean_hd",
-        [](const f64_in& x, DPX_HD_PARAMS, const std::string& noise) {
+        [](const f64_in& x, DPX_HD_PARAMS, const std::string& noise, bool nonprivate_diagnostics) {
           const char* fn = "winsorized_mean_hd";
           const auto o = DPX_HD_OPTIONS(fn);
           const auto [s, d] = matrix_of(fn, "X", x);
-          return with_engine(
-              g, s.size(), [&](auto& e) { return est::winsorized_mean_hd(s, d, o, e); });
+          return under_contract(
+              with_engine(
+                  g, s.size(), [&](auto& e) { return est::winsorized_mean_hd(s, d, o, e); }),
+              nonprivate_diagnostics);
         },
         py::arg("X"),
         DPX_HD_ARGS,
@@ -201,14 +219,19 @@ void init_estimators(py::module_& m) {
         "(epsilon, delta)- or (epsilon, delta + rho_c)-DP, item level (a record is a row).");
     m.def(
         "sample_split_mean",
-        [](const f64_in& x, DPX_HD_PARAMS, bool parallel, const std::string& noise) {
+        [](const f64_in& x,
+           DPX_HD_PARAMS,
+           bool parallel,
+           const std::string& noise,
+           bool nonprivate_diagnostics) {
           const char* fn = "sample_split_mean";
           est::sample_split_options o;
           o.base = DPX_HD_OPTIONS(fn);
           o.parallel = parallel;
           const auto [s, d] = matrix_of(fn, "X", x);
-          return with_engine(
-              g, s.size(), [&](auto& e) { return est::sample_split_mean(s, d, o, e); });
+          return under_contract(
+              with_engine(g, s.size(), [&](auto& e) { return est::sample_split_mean(s, d, o, e); }),
+              nonprivate_diagnostics);
         },
         py::arg("X"),
         DPX_HD_ARGS,
@@ -227,7 +250,8 @@ void init_estimators(py::module_& m) {
            double sigma,
            double beta,
            double alpha,
-           const std::string& noise) {
+           const std::string& noise,
+           bool nonprivate_diagnostics) {
           est::kv_mean_options o;
           o.target.epsilon = epsilon;
           o.target.delta = delta;
@@ -236,7 +260,9 @@ void init_estimators(py::module_& m) {
           o.alpha = alpha;
           o.noise = mechanisms::parse_noise_kind(noise);
           const auto s = vector_of("kv_mean", "x", x);
-          return with_engine(g, s.size(), [&](auto& e) { return est::kv_mean(s, o, e); });
+          return under_contract(
+              with_engine(g, s.size(), [&](auto& e) { return est::kv_mean(s, o, e); }),
+              nonprivate_diagnostics);
         },
         DPX_KV_ARGS,
         py::arg("sigma") = kv_defaults.sigma,
@@ -255,7 +281,8 @@ void init_estimators(py::module_& m) {
            double beta,
            double alpha,
            double sigma_fallback,
-           const std::string& noise) {
+           const std::string& noise,
+           bool nonprivate_diagnostics) {
           est::kv_unknown_sigma_options o;
           o.noise = mechanisms::parse_noise_kind(noise);
           o.target.epsilon = epsilon;
@@ -264,8 +291,10 @@ void init_estimators(py::module_& m) {
           o.alpha = alpha;
           o.sigma_fallback = sigma_fallback;
           const auto s = vector_of("kv_mean_unknown_sigma", "x", x);
-          return with_engine(
-              g, s.size(), [&](auto& e) { return est::kv_mean_unknown_sigma(s, o, e); });
+          return under_contract(
+              with_engine(
+                  g, s.size(), [&](auto& e) { return est::kv_mean_unknown_sigma(s, o, e); }),
+              nonprivate_diagnostics);
         },
         DPX_KV_ARGS,
         py::arg("beta") = kvu_defaults.beta,
@@ -285,12 +314,16 @@ void init_estimators(py::module_& m) {
            double bound,
            Gen& g,
            std::optional<double> tau_prime,
-           const std::optional<std::pair<double, double>>& rule) {
+           const std::optional<std::pair<double, double>>& rule,
+           bool nonprivate_diagnostics) {
           const auto r = make_rule("local_projection_interval", tau, tau_prime, rule);
           const auto s = vector_of("local_projection_interval", "x", x);
-          return with_engine(g, s.size(), [&](auto& e) {
-            return est::local_projection_interval(s, r, bound, epsilon, e);
-          });
+          return under_contract(
+              with_engine(
+                  g,
+                  s.size(),
+                  [&](auto& e) { return est::local_projection_interval(s, r, bound, epsilon, e); }),
+              nonprivate_diagnostics);
         },
         py::arg("x"),
         py::arg("epsilon"),
@@ -298,6 +331,7 @@ void init_estimators(py::module_& m) {
         py::arg("bound"),
         py::arg("rng"),
         DPX_RULE_ARGS,
+        DPX_DIAGNOSTICS_ARG,
         "S1 Algorithm 7 (local projection interval): randomized-response histogram at "
         "epsilon/2 per bit over bins covering [-bound, bound]; epsilon-LDP.");
     m.def(
@@ -310,12 +344,15 @@ void init_estimators(py::module_& m) {
            std::optional<double> tau_prime,
            const std::optional<std::pair<double, double>>& rule,
            bool literal_budget,
-           const std::string& noise) {
+           const std::string& noise,
+           bool nonprivate_diagnostics) {
           const char* fn = "local_mean";
           const auto o = local_options(
               fn, epsilon, tau, bound, tau_prime, rule, literal_budget, 0.0, "automatic", noise);
           const auto s = vector_of(fn, "x", x);
-          return with_engine(g, s.size(), [&](auto& e) { return est::local_mean(s, o, e); });
+          return under_contract(
+              with_engine(g, s.size(), [&](auto& e) { return est::local_mean(s, o, e); }),
+              nonprivate_diagnostics);
         },
         py::arg("x"),
         py::arg("epsilon"),
@@ -330,11 +367,16 @@ void init_estimators(py::module_& m) {
         "spent).");
     m.def(
         "local_mean_hd",
-        [](const f64_in& x, DPX_LOCAL_HD_PARAMS, const std::string& noise) {
+        [](const f64_in& x,
+           DPX_LOCAL_HD_PARAMS,
+           const std::string& noise,
+           bool nonprivate_diagnostics) {
           const char* fn = "local_mean_hd";
           const auto o = DPX_LOCAL_HD_OPTIONS(fn);
           const auto [s, d] = matrix_of(fn, "X", x);
-          return with_engine(g, s.size(), [&](auto& e) { return est::local_mean_hd(s, d, o, e); });
+          return under_contract(
+              with_engine(g, s.size(), [&](auto& e) { return est::local_mean_hd(s, d, o, e); }),
+              nonprivate_diagnostics);
         },
         py::arg("X"),
         DPX_LOCAL_HD_ARGS,
@@ -343,12 +385,17 @@ void init_estimators(py::module_& m) {
         "(epsilon, rho_c)-LDP (advanced; composition_slack 0 = 1e-6).");
     m.def(
         "local_user_mean",
-        [](const f64_in& panel, DPX_LOCAL_HD_PARAMS, const std::string& noise) {
+        [](const f64_in& panel,
+           DPX_LOCAL_HD_PARAMS,
+           const std::string& noise,
+           bool nonprivate_diagnostics) {
           const char* fn = "local_user_mean";
           const auto o = DPX_LOCAL_HD_OPTIONS(fn);
           const auto p = panel_of(fn, "panel", panel);
-          return with_engine(
-              g, p.values.size(), [&](auto& e) { return est::local_user_mean(p, o, e); });
+          return under_contract(
+              with_engine(
+                  g, p.values.size(), [&](auto& e) { return est::local_user_mean(p, o, e); }),
+              nonprivate_diagnostics);
         },
         py::arg("panel"),
         DPX_LOCAL_HD_ARGS,
@@ -359,11 +406,16 @@ void init_estimators(py::module_& m) {
     // ---- user level and dependent data -------------------------------------------------------
     m.def(
         "user_mean",
-        [](const f64_in& panel, DPX_HD_PARAMS, const std::string& noise) {
+        [](const f64_in& panel,
+           DPX_HD_PARAMS,
+           const std::string& noise,
+           bool nonprivate_diagnostics) {
           const char* fn = "user_mean";
           const auto o = DPX_HD_OPTIONS(fn);
           const auto p = panel_of(fn, "panel", panel);
-          return with_engine(g, p.values.size(), [&](auto& e) { return est::user_mean(p, o, e); });
+          return under_contract(
+              with_engine(g, p.values.size(), [&](auto& e) { return est::user_mean(p, o, e); }),
+              nonprivate_diagnostics);
         },
         py::arg("panel"),
         DPX_HD_ARGS,
@@ -376,12 +428,15 @@ void init_estimators(py::module_& m) {
         [](const f64_in& rows,
            const py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>& offsets,
            DPX_HD_PARAMS,
-           const std::string& noise) {
+           const std::string& noise,
+           bool nonprivate_diagnostics) {
           const char* fn = "user_mean_ragged";
           const auto o = DPX_HD_OPTIONS(fn);
           const auto [s, d] = matrix_of(fn, "rows", rows);
           const auto off = offsets_of(fn, offsets);
-          return with_engine(g, s.size(), [&](auto& e) { return est::user_mean(s, d, off, o, e); });
+          return under_contract(
+              with_engine(g, s.size(), [&](auto& e) { return est::user_mean(s, d, off, o, e); }),
+              nonprivate_diagnostics);
         },
         py::arg("rows"),
         py::arg("offsets"),
@@ -393,15 +448,20 @@ void init_estimators(py::module_& m) {
         "--user-column` groups rows this way (users in order of first appearance).");
     m.def(
         "random_effects_mean",
-        [](const f64_in& panel, DPX_MEAN_PARAMS, const std::string& noise) {
+        [](const f64_in& panel,
+           DPX_MEAN_PARAMS,
+           const std::string& noise,
+           bool nonprivate_diagnostics) {
           const char* fn = "random_effects_mean";
           const est::winsorized_mean_options o{epsilon,
                                                delta,
                                                make_rule(fn, tau, tau_prime, rule),
                                                mechanisms::parse_noise_kind(noise)};
           const auto p = panel_of(fn, "panel", panel);
-          return with_engine(
-              g, p.values.size(), [&](auto& e) { return est::random_effects_mean(p, o, e); });
+          return under_contract(
+              with_engine(
+                  g, p.values.size(), [&](auto& e) { return est::random_effects_mean(p, o, e); }),
+              nonprivate_diagnostics);
         },
         py::arg("panel"),
         DPX_MEAN_ARGS,
@@ -415,7 +475,8 @@ void init_estimators(py::module_& m) {
            DPX_HD_PARAMS,
            const std::string& weighting,
            const std::optional<f64_in>& error_covariance,
-           const std::string& noise) {
+           const std::string& noise,
+           bool nonprivate_diagnostics) {
           const char* fn = "longitudinal_regression";
           est::longitudinal_options o;
           o.base = DPX_HD_OPTIONS(fn);
@@ -431,9 +492,11 @@ void init_estimators(py::module_& m) {
           const auto p = panel_of(fn, "X", x);
           core::check_size(fn, "y", static_cast<std::size_t>(y.size()), p.users * p.times);
           const std::span<const double> ys(y.data(), static_cast<std::size_t>(y.size()));
-          return with_engine(g, p.values.size(), [&](auto& e) {
-            return est::longitudinal_regression(p, ys, o, e);
-          });
+          return under_contract(
+              with_engine(g,
+                          p.values.size(),
+                          [&](auto& e) { return est::longitudinal_regression(p, ys, o, e); }),
+              nonprivate_diagnostics);
         },
         py::arg("X"),
         py::arg("y"),
@@ -461,7 +524,8 @@ void init_estimators(py::module_& m) {
            const std::string& radius,
            double slack,
            const std::string& composition,
-           const std::string& noise) {
+           const std::string& noise,
+           bool nonprivate_diagnostics) {
           const char* fn = "priestley_chao";
           auto o = priestley_chao_options(epsilon,
                                           delta,
@@ -477,8 +541,11 @@ void init_estimators(py::module_& m) {
           o.noise = mechanisms::parse_noise_kind(noise);
           const auto ys = vector_of(fn, "y", y);
           const auto ps = vector_of(fn, "points", points);
-          return with_engine(
-              g, ys.size() * ps.size(), [&](auto& e) { return est::priestley_chao(ys, ps, o, e); });
+          return under_contract(
+              with_engine(g,
+                          ys.size() * ps.size(),
+                          [&](auto& e) { return est::priestley_chao(ys, ps, o, e); }),
+              nonprivate_diagnostics);
         },
         py::arg("y"),
         py::arg("points"),

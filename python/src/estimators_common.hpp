@@ -37,6 +37,27 @@ std::vector<std::size_t> offsets_of(
     const char* function,
     const py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>& offsets);
 
+/// The output contract of the estimator results (dpx/core/output_contract.hpp): unless the
+/// caller passed nonprivate_diagnostics=True, the raw-data counts (Diagnostics.occupied_bins and
+/// clipped_fraction, LocalProjectionResult.outside and occupied,
+/// RegressionResult.singular_users) are erased to withheld_count (common.hpp), read as None.
+void withhold(estimators::diagnostics& d);
+void withhold(estimators::mean_result& r);
+void withhold(estimators::mean_hd_result& r);
+void withhold(estimators::projection_result& r);
+void withhold(estimators::kv_result& r);
+void withhold(estimators::kv_unknown_sigma_result& r);
+void withhold(estimators::local_projection_result& r);
+void withhold(estimators::regression_result& r);
+void withhold(estimators::priestley_chao_result& r);
+void withhold(estimators::variance_result& r);
+/// r, with its diagnostics withheld unless nonprivate_diagnostics.
+template <class R>
+R under_contract(R r, bool nonprivate_diagnostics) {
+  if (!nonprivate_diagnostics) withhold(r);
+  return r;
+}
+
 inline const estimators::priestley_chao_options priestley_chao_defaults{};
 inline const estimators::variance_options variance_defaults{};
 

@@ -2,6 +2,8 @@
 // public radius formulas (tau_*), the budget split and the plug-in confidence interval.
 #include <pybind11/stl.h>
 
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,33 @@
 namespace dpx::python {
 
 namespace est = dpx::estimators;
+
+void withhold(est::diagnostics& d) {
+  d.occupied_bins = withheld_count;
+  d.clipped_fraction = std::numeric_limits<double>::quiet_NaN();
+}
+void withhold(est::mean_result& r) { withhold(r.diag); }
+void withhold(est::mean_hd_result& r) {
+  for (auto& d : r.diag) withhold(d);
+}
+void withhold(est::projection_result& r) {
+  withhold(r.diag);
+  r.histogram.occupied = withheld_count;
+}
+void withhold(est::kv_result& r) { withhold(r.mean); }
+void withhold(est::kv_unknown_sigma_result& r) {
+  withhold(r.mean);
+  withhold(r.sigma_diag);
+}
+void withhold(est::local_projection_result& r) { r.outside = r.occupied = withheld_count; }
+void withhold(est::regression_result& r) {
+  withhold(r.fit);
+  r.singular_users = withheld_count;
+}
+void withhold(est::priestley_chao_result& r) {
+  for (auto& d : r.diag) withhold(d);
+}
+void withhold(est::variance_result& r) { withhold(r.diag); }
 
 est::interval_rule make_rule(const char* function,
                              std::optional<double> tau,
@@ -198,14 +227,21 @@ void bind_estimator_results(py::module_& m) {
   py::class_<est::diagnostics>(m,
                                "Diagnostics",
                                "Per-release diagnostics. occupied_bins and clipped_fraction are "
-                               "functions of the raw data: NOT private, never publish them.")
-      .def_readonly("occupied_bins",
-                    &est::diagnostics::occupied_bins,
-                    "Bins holding >= 1 point (NOT private).")
+                               "functions of the raw data: NOT private, never publish them; None "
+                               "unless the estimator was called with nonprivate_diagnostics=True.")
+      .def_property_readonly(
+          "occupied_bins",
+          [](const est::diagnostics& d) { return count_or_none(d.occupied_bins); },
+          "Bins holding >= 1 point (NOT private; None unless nonprivate_diagnostics=True).")
       .def_readonly("released_bins", &est::diagnostics::released_bins, "Bins released (private).")
-      .def_readonly("clipped_fraction",
-                    &est::diagnostics::clipped_fraction,
-                    "Fraction of points outside the interval (NOT private).")
+      .def_property_readonly(
+          "clipped_fraction",
+          [](const est::diagnostics& d) -> std::optional<double> {
+            if (d.occupied_bins == withheld_count) return std::nullopt;
+            return d.clipped_fraction;
+          },
+          "Fraction of points outside the interval (NOT private; None unless "
+          "nonprivate_diagnostics=True).")
       .def_readonly("failed", &est::diagnostics::failed, "Every bin zeroed (private).");
 
   py::class_<est::coordinate_budget>(
@@ -320,11 +356,14 @@ void bind_estimator_results(py::module_& m) {
           "frequencies",
           [](const est::local_projection_result& r) { return array(r.frequencies); },
           "Debiased frequencies of bins k = -K..K (private).")
-      .def_readonly("outside",
-                    &est::local_projection_result::outside,
-                    "Users outside every bin (NOT private).")
-      .def_readonly(
-          "occupied", &est::local_projection_result::occupied, "Occupied bins (NOT private).");
+      .def_property_readonly(
+          "outside",
+          [](const est::local_projection_result& r) { return count_or_none(r.outside); },
+          "Users outside every bin (NOT private; None unless nonprivate_diagnostics=True).")
+      .def_property_readonly(
+          "occupied",
+          [](const est::local_projection_result& r) { return count_or_none(r.occupied); },
+          "Occupied bins (NOT private; None unless nonprivate_diagnostics=True).");
 
   py::class_<est::regression_result>(m, "RegressionResult", "Result of longitudinal_regression.")
       .def_readonly(
@@ -333,9 +372,11 @@ void bind_estimator_results(py::module_& m) {
           "coefficients",
           [](const est::regression_result& r) { return array(r.fit.estimate); },
           "The private beta (p values).")
-      .def_readonly("singular_users",
-                    &est::regression_result::singular_users,
-                    "Users whose normal matrix was singular (NOT private).");
+      .def_property_readonly(
+          "singular_users",
+          [](const est::regression_result& r) { return count_or_none(r.singular_users); },
+          "Users whose normal matrix was singular (NOT private; None unless "
+          "nonprivate_diagnostics=True).");
 
   py::class_<est::priestley_chao_result> pc(m, "PriestleyChaoResult", "Result of priestley_chao.");
   pc.def_property_readonly(

@@ -25,6 +25,13 @@ py::array_t<T> array_of(const std::vector<T>& v) {
   return py::array_t<T>(static_cast<py::ssize_t>(v.size()), v.data());
 }
 
+// The output contract (dpx/core/output_contract.hpp, surface SparseHistogram): `occupied` is an
+// exact count of the data's bins, withheld (read as None) unless nonprivate_diagnostics.
+mech::sparse_histogram under_contract(mech::sparse_histogram h, bool nonprivate_diagnostics) {
+  if (!nonprivate_diagnostics) h.occupied = withheld_count;
+  return h;
+}
+
 }  // namespace
 
 void init_histograms(py::module_& m) {
@@ -42,7 +49,11 @@ void init_histograms(py::module_& m) {
           "values",
           [](const mech::sparse_histogram& h) { return array_of(h.values); },
           "Released frequencies (>= threshold), same order.")
-      .def_readonly("occupied", &mech::sparse_histogram::occupied, "Occupied bins (NOT private).")
+      .def_property_readonly(
+          "occupied",
+          [](const mech::sparse_histogram& h) { return count_or_none(h.occupied); },
+          "Occupied bins (NOT private; None unless the release was called with "
+          "nonprivate_diagnostics=True).")
       .def_readonly("n", &mech::sparse_histogram::n, "Number of records.")
       .def_readonly("threshold", &mech::sparse_histogram::threshold, "Frequency threshold used.")
       .def(
@@ -93,25 +104,36 @@ Laplace on counts) and only those >= 2 ln(2/delta)/(epsilon n) + 1/n are release
   for_each_generator([&]<class Gen>() {
     sh.def(
         "release",
-        [](const mech::stable_histogram& h, const f64_in& x, Gen& g, double width, double origin) {
+        [](const mech::stable_histogram& h,
+           const f64_in& x,
+           Gen& g,
+           double width,
+           double origin,
+           bool nonprivate_diagnostics) {
           const std::span<const double> s(x.data(), static_cast<std::size_t>(x.size()));
           const mech::bin_grid grid{width, origin};
-          return with_engine(g, s.size(), [&](auto& e) { return h.release(s, grid, e); });
+          return under_contract(
+              with_engine(g, s.size(), [&](auto& e) { return h.release(s, grid, e); }),
+              nonprivate_diagnostics);
         },
         py::arg("x"),
         py::arg("rng"),
         py::arg("width") = 1.0,
         py::arg("origin") = 0.0,
+        py::arg("nonprivate_diagnostics") = false,
         "Releases the histogram of x over bins (origin + (k - 1/2) width, origin + (k + 1/2) "
         "width].");
     sh.def(
         "release_bins",
-        [](const mech::stable_histogram& h, const i64_in& keys, Gen& g) {
+        [](const mech::stable_histogram& h, const i64_in& keys, Gen& g, bool nonprivate_diagnostics) {
           const std::span<const std::int64_t> s(keys.data(), static_cast<std::size_t>(keys.size()));
-          return with_engine(g, s.size(), [&](auto& e) { return h.release_bins(s, e); });
+          return under_contract(
+              with_engine(g, s.size(), [&](auto& e) { return h.release_bins(s, e); }),
+              nonprivate_diagnostics);
         },
         py::arg("keys"),
         py::arg("rng"),
+        py::arg("nonprivate_diagnostics") = false,
         "Releases the histogram of precomputed bin indices (int64, one per record).");
   });
 

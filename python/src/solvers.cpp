@@ -8,11 +8,16 @@
 #include <array>
 #include <cmath>
 #include <initializer_list>
+#include <limits>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
 #include "dpx/core/error.hpp"
+#include "dpx/core/output_contract.hpp"
 #include "dpx/mechanisms/noise_kind.hpp"
 #include "solvers_common.hpp"
 
@@ -37,6 +42,28 @@ core::neighbouring parse_relation(const char* function, const std::string& s) {
 
 std::string relation_name(core::neighbouring n) {
   return n == core::neighbouring::replace_one ? "replace_one" : "add_remove";
+}
+
+namespace {
+// The instance attribute that marks a result whose diagnostics were withheld.
+constexpr const char* withheld_key = "_dpx_nonprivate_diagnostics_withheld";
+}  // namespace
+
+py::object private_result(sol::solve_result r, bool nonprivate_diagnostics) {
+  const bool withhold = !nonprivate_diagnostics && !r.privacy_events.empty();
+  if (withhold) {
+    // Erased, not only hidden: the object holds no statistic of the data beyond the release.
+    r.message.clear();
+    r.iterations = 0;
+    r.objective = std::numeric_limits<double>::quiet_NaN();
+    r.trace.clear();
+    r.line_search_trials = r.max_line_search_trials = r.line_search_failures = 0;
+    r.gradient_evaluations = r.objective_evaluations = 0;
+    r.seconds = 0;
+  }
+  py::object o = py::cast(std::move(r));
+  if (withhold) o.attr("__dict__")[withheld_key] = true;
+  return o;
 }
 
 losses::dataset_view dataset(const char* function, const f64_in& x, const f64_in& y) {
@@ -211,71 +238,149 @@ prox ties toward 0, as ncvreg does.)doc");
       .def("__repr__", [](const penalty_spec& p) { return "Penalty." + p.name; });
 }
 
+bool withheld(const py::object& self) {
+  return py::hasattr(self, "__dict__") && self.attr("__dict__").contains(withheld_key);
+}
+
+// A diagnostic attribute (classified so in the output contract): None when withheld.
+template <class F>
+void diagnostic(py::class_<sol::solve_result>& c, const char* name, F get, const char* doc) {
+  if (core::classify("SolveResult", name) != core::output_class::nonprivate_diagnostic)
+    throw std::logic_error(std::string("SolveResult.") + name + " is not a diagnostic");
+  c.def_property_readonly(
+      name,
+      [get](const py::object& self) -> py::object {
+        if (withheld(self)) return py::none();
+        auto v = get(self.cast<const sol::solve_result&>());
+        if constexpr (std::is_base_of_v<py::object, decltype(v)>) {
+          return v;
+        } else {
+          return py::cast(std::move(v));
+        }
+      },
+      doc);
+}
+
+// repr: the release and the public inputs; the diagnostics (brief_report) only when present,
+// and labelled. A run without releases (nonprivate) is all diagnostics: brief_report.
+std::string result_repr(const py::object& self) {
+  const auto& r = self.cast<const sol::solve_result&>();
+  if (r.privacy_events.empty() && !withheld(self)) return r.brief_report();
+  std::string s = "SolveResult(x=" + std::string(py::repr(self.attr("x"))) +
+                  ", guarantee=" + std::string(py::repr(py::str(r.guarantee))) +
+                  ", noise_scale=" + core::format_double(r.noise_scale);
+  if (r.epsilon_target > 0)
+    s += ", epsilon_target=" + core::format_double(r.epsilon_target) +
+         ", delta_target=" + core::format_double(r.delta_target);
+  if (withheld(self))
+    return s + "; non-private diagnostics withheld: nonprivate_diagnostics=True adds them)";
+  return s + "; NOT private diagnostics (nonprivate_diagnostics=True): " + r.brief_report() + ")";
+}
+
 void bind_result(py::module_& m) {
-  py::class_<sol::solve_result>(m, "SolveResult", "Result of a solver run (dpx::solvers).")
-      .def_property_readonly(
-          "x",
-          [](const sol::solve_result& r) {
-            return py::array_t<double>(static_cast<py::ssize_t>(r.x.size()), r.x.data());
-          },
-          "The returned iterate (coefficients), a new float64 array.")
-      .def_property_readonly(
-          "status",
-          [](const sol::solve_result& r) { return sol::to_string(r.status); },
-          "converged, max_iterations, line_search_failed or diverged.")
-      .def_readonly("message", &sol::solve_result::message, "How the run ended, in words.")
-      .def_readonly("iterations", &sol::solve_result::iterations, "Iterations performed.")
-      .def_readonly("objective",
-                    &sol::solve_result::objective,
-                    "F(x) on the exact data (NaN if not computed; NOT private).")
-      .def_readonly("seconds", &sol::solve_result::seconds, "Solve time.")
-      .def_readonly("gradient_evaluations",
-                    &sol::solve_result::gradient_evaluations,
-                    "Full or batch gradient computations.")
-      .def_readonly("objective_evaluations",
-                    &sol::solve_result::objective_evaluations,
-                    "Objective evaluations by the algorithm itself.")
-      .def_readonly(
-          "line_search_trials", &sol::solve_result::line_search_trials, "Total over the run.")
-      .def_readonly("max_line_search_trials",
-                    &sol::solve_result::max_line_search_trials,
-                    "Largest number of trials in one iteration.")
-      .def_readonly("line_search_failures",
-                    &sol::solve_result::line_search_failures,
-                    "Iterations whose line search hit its trial cap.")
-      .def_property_readonly(
-          "trace",
-          [](const sol::solve_result& r) {
-            const auto n = static_cast<py::ssize_t>(r.trace.size());
-            py::array_t<std::int64_t> it(n), trials(n);
-            py::array_t<double> obj(n), step(n), sec(n);
-            for (py::ssize_t i = 0; i < n; ++i) {
-              const auto& t = r.trace[static_cast<std::size_t>(i)];
-              it.mutable_at(i) = t.iteration;
-              obj.mutable_at(i) = t.objective;
-              step.mutable_at(i) = t.step;
-              trials.mutable_at(i) = t.line_search_trials;
-              sec.mutable_at(i) = t.seconds;
-            }
-            py::dict d;
-            d["iteration"] = it;
-            d["objective"] = obj;
-            d["step"] = step;
-            d["line_search_trials"] = trials;
-            d["seconds"] = sec;
-            return d;
-          },
-          "Log-spaced checkpoints as a dict of arrays (iteration, objective, step, "
-          "line_search_trials, seconds); pandas.DataFrame(result.trace) makes a table.")
-      .def_property_readonly(
-          "privacy_events",
-          [](const sol::solve_result& r) {
-            py::list out;
-            for (const auto& run : r.privacy_events.runs())
-              out.append(py::make_tuple(event_to_python(run.event), run.count));
-            return out;
-          },
-          "The run's releases as (event, count) pairs, in order (empty when nonprivate).")
+  py::class_<sol::solve_result> c(m,
+                                  "SolveResult",
+                                  "Result of a solver run (dpx::solvers). For a private run the "
+                                  "non-private diagnostics (status, message, iterations, "
+                                  "objective, seconds, the counters, trace) are None unless the "
+                                  "solver was called with nonprivate_diagnostics=True "
+                                  "(docs/cli.md, \"Output contract\").",
+                                  py::dynamic_attr());
+  c.def_property_readonly(
+      "x",
+      [](const sol::solve_result& r) {
+        return py::array_t<double>(static_cast<py::ssize_t>(r.x.size()), r.x.data());
+      },
+      "The returned iterate (coefficients), a new float64 array.");
+  c.def_property_readonly(
+      "nonprivate_diagnostics",
+      [](const py::object& self) { return !withheld(self); },
+      "Whether the non-private diagnostics are present (always for a nonprivate run).");
+  diagnostic(
+      c,
+      "status",
+      [](const sol::solve_result& r) { return sol::to_string(r.status); },
+      "converged, max_iterations, line_search_failed or diverged (NOT private).");
+  diagnostic(
+      c,
+      "message",
+      [](const sol::solve_result& r) { return r.message; },
+      "How the run ended, in words (NOT private).");
+  diagnostic(
+      c,
+      "iterations",
+      [](const sol::solve_result& r) { return r.iterations; },
+      "Iterations performed (NOT private).");
+  diagnostic(
+      c,
+      "objective",
+      [](const sol::solve_result& r) { return r.objective; },
+      "F(x) on the exact data (NaN if not computed; NOT private).");
+  diagnostic(
+      c,
+      "seconds",
+      [](const sol::solve_result& r) { return r.seconds; },
+      "Solve time (NOT private).");
+  diagnostic(
+      c,
+      "gradient_evaluations",
+      [](const sol::solve_result& r) { return r.gradient_evaluations; },
+      "Full or batch gradient computations (NOT private).");
+  diagnostic(
+      c,
+      "objective_evaluations",
+      [](const sol::solve_result& r) { return r.objective_evaluations; },
+      "Objective evaluations by the algorithm itself (NOT private).");
+  diagnostic(
+      c,
+      "line_search_trials",
+      [](const sol::solve_result& r) { return r.line_search_trials; },
+      "Total over the run (NOT private).");
+  diagnostic(
+      c,
+      "max_line_search_trials",
+      [](const sol::solve_result& r) { return r.max_line_search_trials; },
+      "Largest number of trials in one iteration (NOT private).");
+  diagnostic(
+      c,
+      "line_search_failures",
+      [](const sol::solve_result& r) { return r.line_search_failures; },
+      "Iterations whose line search hit its trial cap (NOT private).");
+  diagnostic(
+      c,
+      "trace",
+      [](const sol::solve_result& r) {
+        const auto n = static_cast<py::ssize_t>(r.trace.size());
+        py::array_t<std::int64_t> it(n), trials(n);
+        py::array_t<double> obj(n), step(n), sec(n);
+        for (py::ssize_t i = 0; i < n; ++i) {
+          const auto& t = r.trace[static_cast<std::size_t>(i)];
+          it.mutable_at(i) = t.iteration;
+          obj.mutable_at(i) = t.objective;
+          step.mutable_at(i) = t.step;
+          trials.mutable_at(i) = t.line_search_trials;
+          sec.mutable_at(i) = t.seconds;
+        }
+        py::dict d;
+        d["iteration"] = it;
+        d["objective"] = obj;
+        d["step"] = step;
+        d["line_search_trials"] = trials;
+        d["seconds"] = sec;
+        return d;
+      },
+      "Log-spaced checkpoints as a dict of arrays (iteration, objective, step, "
+      "line_search_trials, seconds); pandas.DataFrame(result.trace) makes a table (NOT "
+      "private).");
+  c.def_property_readonly(
+       "privacy_events",
+       [](const sol::solve_result& r) {
+         py::list out;
+         for (const auto& run : r.privacy_events.runs())
+           out.append(py::make_tuple(event_to_python(run.event), run.count));
+         return out;
+       },
+       "The run's releases as (event, count) pairs, in order (empty when nonprivate).")
       .def_property_readonly(
           "relation",
           [](const sol::solve_result& r) { return core::to_string(r.relation); },
@@ -295,7 +400,7 @@ void bind_result(py::module_& m) {
       .def("usable",
            &sol::solve_result::usable,
            "True when x is finite and the run did not diverge.")
-      .def("__repr__", &sol::solve_result::brief_report);
+      .def("__repr__", &result_repr);
 }
 
 }  // namespace
@@ -429,7 +534,8 @@ void init_solvers(py::module_& m) {
            bool record_objective,
            const std::optional<f64_in>& theta0,
            std::size_t unpenalized,
-           const std::string& noise_kind) {
+           const std::string& noise_kind,
+           bool nonprivate_diagnostics) {
           const char* fn = "solvers::dp_sgd";
           const auto v = dataset(fn, x, y);
           const losses::glm_loss l(parse_loss(loss), v, parameter);
@@ -453,11 +559,15 @@ void init_solvers(py::module_& m) {
             core::throw_invalid(fn, "output", output, "must be last or average");
           o.trace.enabled = trace;
           o.trace.record_objective = record_objective;
-          return with_engine(g, gil_release_threshold, [&](auto& e) {
-            return with_penalty(pen, v.cols, unpenalized, [&](const auto& p) {
-              return sol::dp_sgd(l, p, th0, o, e);
-            });
-          });
+          return private_result(with_engine(g,
+                                            gil_release_threshold,
+                                            [&](auto& e) {
+                                              return with_penalty(
+                                                  pen, v.cols, unpenalized, [&](const auto& p) {
+                                                    return sol::dp_sgd(l, p, th0, o, e);
+                                                  });
+                                            }),
+                                nonprivate_diagnostics);
         },
         py::arg("X"),
         py::arg("y"),
@@ -480,10 +590,13 @@ void init_solvers(py::module_& m) {
         py::arg("theta0") = py::none(),
         py::arg("unpenalized") = 0,
         py::arg("noise_kind") = "float_safe",
+        py::arg("nonprivate_diagnostics") = false,
         "DP-SGD / proximal DP-SGD (Abadi et al. 2016): Poisson subsampling with rate q, "
         "per-example gradients clipped to clip_norm, Gaussian noise noise_multiplier * "
         "clip_norm on the batch sum, divided by expected_batch_size (0: q n, treating n as "
-        "public) (add/remove neighbours). Events: one PoissonSampledGaussianDpEvent per step.");
+        "public) (add/remove neighbours). Events: one PoissonSampledGaussianDpEvent per step. The "
+        "non-private diagnostics (objective, trace, status, counters, time) are withheld (None) "
+        "unless nonprivate_diagnostics=True (docs/cli.md, \"Output contract\").");
   });
 
   init_solvers_private(m);

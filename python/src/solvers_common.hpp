@@ -95,6 +95,12 @@ decltype(auto) with_penalty(const penalty_spec& p, std::size_t d, std::size_t un
       p.value);
 }
 
+/// A solver's result for Python under the output contract (dpx/core/output_contract.hpp,
+/// surface "SolveResult"): for a run that released anything (privacy events), unless
+/// nonprivate_diagnostics, the non-private diagnostics (objective, trace, status, counters,
+/// time) are erased and read as None, and repr shows only the release and the public inputs.
+py::object private_result(solvers::solve_result r, bool nonprivate_diagnostics);
+
 void init_solvers_private(py::module_& m);
 void init_solvers_convex(py::module_& m);
 void init_online_kernel(py::module_& m);

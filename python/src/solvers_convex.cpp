@@ -240,24 +240,28 @@ void def_perturbation(py::module_& m,
       m,
       name,
       build,
-      extras<const std::string&, double, const std::string&>{},
+      extras<const std::string&, double, const std::string&, bool>{},
       [fn, noisy, solve](const f64_in& x,
                          const f64_in& y,
                          Gen& g,
                          const Opt& o,
                          const std::string& loss,
                          double parameter,
-                         const std::string& noise_kind) {
+                         const std::string& noise_kind,
+                         bool nonprivate_diagnostics) {
         require_research_grade(fn.c_str(), noise_kind, noisy(o));
         const auto v = dataset(fn.c_str(), x, y);
         const losses::glm_loss l(parse_loss(loss), v, parameter);
         auto opt = o;
         opt.noise_kind = mechanisms::parse_noise_kind(noise_kind);
-        return with_engine(g, gil_release_threshold, [&](auto& e) { return solve(l, opt, e); });
+        return private_result(
+            with_engine(g, gil_release_threshold, [&](auto& e) { return solve(l, opt, e); }),
+            nonprivate_diagnostics);
       },
       std::tuple_cat(keywords,
                      loss_keywords(default_loss),
-                     std::make_tuple(py::arg("noise_kind") = "float_safe")),
+                     std::make_tuple(py::arg("noise_kind") = "float_safe",
+                                     py::arg("nonprivate_diagnostics") = false)),
       doc);
 }
 
@@ -311,7 +315,9 @@ PUBLIC public_size) with per-example gradients clipped to clip_norm = G, or with
 gradient under the DOMAIN assumption coordinate_bound >= sup ||grad l||_inf (clip_norm = 0).
 Per-step eps0: "tight" (zCDP of bounded-range selections), "paper" (advanced composition) or
 "fixed" (step_epsilon). Events: one ExponentialMechanismDpEvent per iteration. Research-grade
-noise only: a private run needs noise_kind="research_grade".)doc";
+noise only: a private run needs noise_kind="research_grade".
+A private run withholds the non-private diagnostics (objective, trace, status, counters, time:
+None) unless nonprivate_diagnostics=True (docs/cli.md, "Output contract").)doc";
 
 constexpr const char* op_doc = R"doc(Output perturbation (Chaudhuri, Monteleoni & Sarwate 2011,
 Alg. 1, Gaussian version; docs/solvers.md): the minimiser of the L2-regularised ERM with
@@ -320,7 +326,9 @@ relative_tolerance * G / m), plus N(0, sigma^2 I) with sigma calibrated to the s
 (2G/n + 2 tau) / lambda (replace-one) or (G/n_bar + 2 tau) / lambda (add/remove, PUBLIC
 public_size). calibration "tight" (analytic Gaussian at (epsilon, delta)) or "fixed"
 (noise_scale; 0 = the nonprivate certified minimiser). Event: one GaussianDpEvent. Starts at 0.
-Research-grade noise only: a noisy run needs noise_kind="research_grade".)doc";
+Research-grade noise only: a noisy run needs noise_kind="research_grade".
+A private run withholds the non-private diagnostics (objective, trace, status, counters, time:
+None) unless nonprivate_diagnostics=True (docs/cli.md, "Output contract").)doc";
 
 constexpr const char* obj_doc = R"doc(Objective perturbation for logistic regression (Chaudhuri,
 Monteleoni & Sarwate 2011, Alg. 2; Kifer, Smith & Thakurta 2012, Thm. 2; docs/solvers.md):
@@ -328,7 +336,9 @@ minimise (1/m)[sum_i l_i + b^T theta] + (lambda'/2)||theta||^2 with b ~ N(0, sig
 lambda' = max(regularization, lambda_min), rows checked against the PUBLIC row_norm_bound;
 the inexact minimiser is paid for by a small Gaussian output release (Iyengar et al. 2019) with
 approx_fraction of (epsilon, delta). Events: EpsilonDeltaDpEvent(eps_1, delta_1) and one
-GaussianDpEvent. Research-grade noise only: needs noise_kind="research_grade".)doc";
+GaussianDpEvent. Research-grade noise only: needs noise_kind="research_grade".
+A private run withholds the non-private diagnostics (objective, trace, status, counters, time:
+None) unless nonprivate_diagnostics=True (docs/cli.md, "Output contract").)doc";
 
 }  // namespace
 
@@ -367,7 +377,8 @@ void init_solvers_convex(py::module_& m) {
                bool,
                bool,
                const std::optional<f64_in>&,
-               const std::string&>{},
+               const std::string&,
+               bool>{},
         [](const f64_in& x,
            const f64_in& y,
            Gen& g,
@@ -377,7 +388,8 @@ void init_solvers_convex(py::module_& m) {
            bool trace,
            bool record_objective,
            const std::optional<f64_in>& x0,
-           const std::string& noise_kind) {
+           const std::string& noise_kind,
+           bool nonprivate_diagnostics) {
           const char* fn = "solvers::frank_wolfe";
           require_research_grade(fn, noise_kind, o.private_selection);
           const auto v = dataset(fn, x, y);
@@ -387,16 +399,19 @@ void init_solvers_convex(py::module_& m) {
           opt.noise_kind = mechanisms::parse_noise_kind(noise_kind);
           opt.trace.enabled = trace;
           opt.trace.record_objective = record_objective;
-          return with_engine(g, gil_release_threshold, [&](auto& e) {
-            return sol::frank_wolfe(l, start, opt, e);
-          });
+          return private_result(
+              with_engine(g,
+                          gil_release_threshold,
+                          [&](auto& e) { return sol::frank_wolfe(l, start, opt, e); }),
+              nonprivate_diagnostics);
         },
         std::tuple_cat(fw_keywords(),
                        loss_keywords("least_squares"),
                        std::make_tuple(py::arg("trace") = true,
                                        py::arg("record_objective") = true,
                                        py::arg("x0") = py::none(),
-                                       py::arg("noise_kind") = "float_safe")),
+                                       py::arg("noise_kind") = "float_safe",
+                                       py::arg("nonprivate_diagnostics") = false)),
         fw_doc);
     def_perturbation<Gen>(
         m,

@@ -59,7 +59,8 @@ void init_solvers_private(py::module_& m) {
            const std::optional<f64_in>& theta0,
            const std::optional<f64_in>& theta1,
            std::size_t unpenalized,
-           const std::string& noise_kind) {
+           const std::string& noise_kind,
+           bool nonprivate_diagnostics) {
           const char* fn = "solvers::istdp";
           const auto v = dataset(fn, x, y);
           const losses::glm_loss l(parse_loss(loss), v, parameter);
@@ -94,11 +95,16 @@ void init_solvers_private(py::module_& m) {
           const std::vector<double> th0 =
               strict ? std::vector<double>{} : start_point(fn, "theta0", theta0, v.cols);
           const auto th1 = start_point(fn, "theta1", theta1, v.cols);
-          return with_engine(g, gil_release_threshold, [&](auto& e) {
-            return with_penalty(pen, v.cols, unpenalized, [&](const auto& p) {
-              return strict ? sol::istdp(l, p, th1, o, e) : sol::istdp(l, p, th0, th1, o, e);
-            });
-          });
+          return private_result(
+              with_engine(g,
+                          gil_release_threshold,
+                          [&](auto& e) {
+                            return with_penalty(pen, v.cols, unpenalized, [&](const auto& p) {
+                              return strict ? sol::istdp(l, p, th1, o, e)
+                                            : sol::istdp(l, p, th0, th1, o, e);
+                            });
+                          }),
+              nonprivate_diagnostics);
         },
         py::arg("X"),
         py::arg("y"),
@@ -131,6 +137,7 @@ void init_solvers_private(py::module_& m) {
         py::arg("theta1") = py::none(),
         py::arg("unpenalized") = 0,
         py::arg("noise_kind") = "float_safe",
+        py::arg("nonprivate_diagnostics") = false,
         R"doc(ISTDP (Yuan & Peng 2023, Algorithm 1; docs/theory/istdp.md): T - 1 noisy-gradient
 proximal steps with Barzilai-Borwein step sizes, T = iterations.
 
@@ -143,7 +150,9 @@ Sensitivity: "clipping" (per-example gradients clipped to clip_norm; 2G/n replac
 add/remove with the PUBLIC public_size) or "gradient_bound" (2U, U = gradient_bound).
 Calibration: "tight" (exact composition of the T - 1 Gaussian releases to (epsilon, delta)),
 "paper" (Theorem 3.3) or "fixed" (sigma; 0 = noiseless). Events: one GaussianDpEvent per
-release. Same inputs and seed as `dpx fit --solver istdp` -> bit-identical coefficients.)doc");
+release. Same inputs and seed as `dpx fit --solver istdp` -> bit-identical coefficients.
+A private run withholds the non-private diagnostics (objective, trace, status, counters, time:
+None) unless nonprivate_diagnostics=True (docs/cli.md, "Output contract").)doc");
 
     m.def(
         "pgd",
@@ -171,7 +180,8 @@ release. Same inputs and seed as `dpx fit --solver istdp` -> bit-identical coeff
            bool record_objective,
            const std::optional<f64_in>& w0,
            std::size_t unpenalized,
-           const std::string& noise_kind) {
+           const std::string& noise_kind,
+           bool nonprivate_diagnostics) {
           const char* fn = "solvers::pgd";
           const auto v = dataset(fn, x, y);
           const losses::glm_loss l(parse_loss(loss), v, parameter);
@@ -190,11 +200,15 @@ release. Same inputs and seed as `dpx fit --solver istdp` -> bit-identical coeff
           o.trace.enabled = trace;
           o.trace.record_objective = record_objective;
           const auto start = start_point(fn, "w0", w0, v.cols);
-          return with_engine(g, gil_release_threshold, [&](auto& e) {
-            return with_penalty(pen, v.cols, unpenalized, [&](const auto& p) {
-              return sol::pgd(l, p, start, o, e);
-            });
-          });
+          return private_result(with_engine(g,
+                                            gil_release_threshold,
+                                            [&](auto& e) {
+                                              return with_penalty(
+                                                  pen, v.cols, unpenalized, [&](const auto& p) {
+                                                    return sol::pgd(l, p, start, o, e);
+                                                  });
+                                            }),
+                                nonprivate_diagnostics);
         },
         py::arg("X"),
         py::arg("y"),
@@ -221,6 +235,7 @@ release. Same inputs and seed as `dpx fit --solver istdp` -> bit-identical coeff
         py::arg("w0") = py::none(),
         py::arg("unpenalized") = 0,
         py::arg("noise_kind") = "float_safe",
+        py::arg("nonprivate_diagnostics") = false,
         R"doc((Noisy) projected gradient descent (docs/theory/noisy-pgd.md): w_t = P(w_{t-1} - eta g_t)
 with P the penalty's prox or a constraint set's projection (Penalty.l2_ball, box, simplex,
 l1_ball); output the average of w_1..w_T (Theorem 1) or the last iterate.
@@ -230,7 +245,9 @@ GaussianDpEvent per iteration), "laplace_per_coordinate" (T d releases, laplace_
 advanced; one LaplaceDpEvent per coordinate release) or "laplace_l2" (one EpsilonDeltaDpEvent per
 iteration). Per-example gradients clipped to clip_norm: 2G/n replace-one, G/n_bar add/remove
 with the PUBLIC public_size. Same inputs and seed as `dpx fit --solver noisy_pgd` (gaussian,
-output last, step 1 / smoothness) -> bit-identical coefficients.)doc");
+output last, step 1 / smoothness) -> bit-identical coefficients. A noisy run withholds the
+non-private diagnostics (objective, trace, status, counters, time: None) unless
+nonprivate_diagnostics=True (docs/cli.md, "Output contract").)doc");
   });
 }
 

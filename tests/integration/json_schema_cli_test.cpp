@@ -453,6 +453,23 @@ TEST_F(JsonSchemaCli, EveryCommandMatchesItsSchema) {
          "1",
          "--public-size",
          "300"});
+  check("fit",
+        {"fit",
+         "--input",
+         "sl.csv",
+         "--target",
+         "y",
+         "--solver",
+         "istdp",
+         "--epsilon",
+         "1",
+         "--delta",
+         "1e-5",
+         "--max-iter",
+         "20",
+         "--seed",
+         "1",
+         "--nonprivate-diagnostics"});
   // Results: run twice, then status and compare.
   const std::vector<std::string> run{
       "run", "synthetic_rate", "--quick", "--quiet", "--threads", "1", "--no-figures", "--out"};
