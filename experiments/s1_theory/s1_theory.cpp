@@ -103,4 +103,27 @@ user_level_prediction user_level_oracle(const user_level_cell& c) {
   return p;
 }
 
+random_effects_prediction random_effects_oracle(const std::vector<std::size_t>& group_sizes,
+                                                std::size_t T,
+                                                double phi,
+                                                double sigma_u,
+                                                double epsilon,
+                                                double gamma) {
+  std::size_t n = 0;
+  double sum_sq = 0;
+  for (const std::size_t g : group_sizes) {
+    n += g;
+    sum_sq += static_cast<double>(g) * static_cast<double>(g);
+  }
+  require(n >= 1, "group_sizes", 0.0, "must sum to >= 1");
+  const double dn = static_cast<double>(n), within = ar1_mean_variance(phi, T);
+  random_effects_prediction p;
+  p.user_mean_variance = sigma_u * sigma_u + within;
+  p.grand_mean_variance = sigma_u * sigma_u * sum_sq / (dn * dn) + within / dn;
+  p.tau = radius(p.user_mean_variance, n, 1, gamma);
+  p.laplace_scale = winsorized_laplace_scale(3.0 * p.tau, n, epsilon);
+  p.mse = winsorized_oracle_mse(p.grand_mean_variance, p.laplace_scale);
+  return p;
+}
+
 }  // namespace dpx::experiments::s1_theory

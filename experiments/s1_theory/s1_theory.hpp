@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace dpx::experiments::s1_theory {
 
@@ -60,5 +61,24 @@ struct user_level_prediction {
   double mse = 0;
 };
 user_level_prediction user_level_oracle(const user_level_cell& c);
+
+/// Random-effects location model (S1 Def 5.8, Lemma 5.9, Cor 5.10) with the Gaussian radius of the
+/// user averages: Y_{g,u,t} = μ + U_g + ε_{u,t}, U_g ~ N(0, σ_U²), ε_u a unit-variance AR(1) in t.
+/// Var(μ̂_u) = σ_U² + ar1_mean_variance(φ, T); τ = √(2 Var(μ̂_u) ln(2n/γ)); b = 12τ/(nε);
+/// MSE = Var(grand mean) + 2b² with Var(grand mean) = σ_U² Σ_g n_g²/n² + ar1_mean_variance/n
+/// (exact when nothing is clipped). group_sizes: the n_g (their sum is n).
+struct random_effects_prediction {
+  double user_mean_variance = 0;
+  double grand_mean_variance = 0;
+  double tau = 0;
+  double laplace_scale = 0;
+  double mse = 0;
+};
+random_effects_prediction random_effects_oracle(const std::vector<std::size_t>& group_sizes,
+                                                std::size_t T,
+                                                double phi,
+                                                double sigma_u,
+                                                double epsilon,
+                                                double gamma);
 
 }  // namespace dpx::experiments::s1_theory

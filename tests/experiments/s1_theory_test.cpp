@@ -61,4 +61,17 @@ TEST(S1Theory, UserLevelOracleAtOneCell) {
   EXPECT_NEAR(p.mse, 0.0021671581157269026, 1e-15);
 }
 
+TEST(S1Theory, RandomEffectsOracleAtOneCell) {
+  // Groups {2, 2} (n = 4), T = 2, φ = 0.5, σ_U = 1, ε = 1, γ = 0.1: Var within = (2 + 2·0.5)/4 =
+  // 0.75, Var(μ̂_u) = 1.75, Var(grand mean) = (4 + 4)/16 + 0.75/4 = 0.6875,
+  // τ = √(2·1.75 ln 80) = 3.916260106448317, b = 12τ/4 = 11.748780319344952,
+  // MSE = 0.6875 + 2b² = 276.7551779844546.
+  const auto p = st::random_effects_oracle({2, 2}, 2, 0.5, 1.0, 1.0, 0.1);
+  EXPECT_NEAR(p.user_mean_variance, 1.75, 1e-15);
+  EXPECT_NEAR(p.grand_mean_variance, 0.6875, 1e-15);
+  EXPECT_NEAR(p.tau, 3.916260106448317, 1e-14);
+  EXPECT_NEAR(p.laplace_scale, 11.748780319344952, 1e-13);
+  EXPECT_NEAR(p.mse, 276.7551779844546, 1e-11);
+}
+
 }  // namespace
