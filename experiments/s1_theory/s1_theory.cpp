@@ -88,6 +88,10 @@ double winsorized_laplace_scale(double interval_radius, std::size_t n, double ep
   return 4.0 * interval_radius / (static_cast<double>(n) * epsilon);
 }
 
+double local_laplace_scale(double interval_radius, double epsilon) {
+  return winsorized_laplace_scale(interval_radius, 1, epsilon);
+}
+
 double winsorized_oracle_mse(double var_mean, double laplace_scale) {
   return var_mean + 2.0 * laplace_scale * laplace_scale;
 }

@@ -36,6 +36,10 @@ double radius(double sigma2, std::size_t n, std::size_t d, double gamma);
 /// so b = 4 R_I/(n ε) (= 12τ/(nε) for the paper's R_I = 3τ).
 double winsorized_laplace_scale(double interval_radius, std::size_t n, double epsilon);
 
+/// S1 Algorithm 8's per-user Laplace scale (local model): each user releases clip(x_i) +
+/// Lap(2R_I/ε_m) with ε_m = ε/2, so b = 4R_I/ε; the average's privacy variance is 2b²/n.
+double local_laplace_scale(double interval_radius, double epsilon);
+
 /// The no-clipping MSE of Algorithm 4/5 (d = 1), exact when nothing is clipped [S1 Lemma 4.1]:
 /// Var(X̄) + 2b².
 double winsorized_oracle_mse(double var_mean, double laplace_scale);

@@ -48,6 +48,8 @@ TEST(S1Theory, WinsorizedMeanScaleAndOracle) {
   EXPECT_NEAR(tau, 4.072849037247029, 1e-14);
   EXPECT_NEAR(st::winsorized_laplace_scale(3 * tau, 200, 0.5), 0.48874188446964356, 1e-15);
   EXPECT_NEAR(st::winsorized_oracle_mse(0.01, 0.5), 0.51, 1e-15);
+  // Local (Algorithm 8): per-user Lap(2R_I/(ε/2)) = 12τ/ε at R_I = 3τ; ε = 0.5: 24τ.
+  EXPECT_NEAR(st::local_laplace_scale(3 * tau, 0.5), 24 * 4.072849037247029, 1e-12);
 }
 
 TEST(S1Theory, UserLevelOracleAtOneCell) {
