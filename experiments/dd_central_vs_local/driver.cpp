@@ -10,8 +10,9 @@
 // τ²: S1 Fig 4's flatness is checked on it); sq_err_private (A − X̄)²; sq_err_private_tau2 (A −
 // X̄)²/τ² — when nothing is clipped exactly 2(12/(nε))² centrally and 2(12/ε)²/n locally, so its
 // slope in n is 2ω − 2 (central) and 2ω − 1 (local); oracle_mse 1/n + 2b² (central) or 1/n + 2b²/n
-// (local); sq_err_over_oracle; failed (central only); clipped_fraction; epsilon_used.
-// Negative controls: sensitivity_n and noise_epsilon rescale the noise draw (see run()).
+// (local), b from the cell's inputs (experiments/s1_theory); sq_err_over_oracle; failed (central
+// only); clipped_fraction; epsilon_used. Negative controls: sensitivity_n and noise_epsilon rescale
+// the noise draw (see run()).
 #include <cmath>
 #include <string>
 
@@ -19,6 +20,7 @@
 #include "dpx/estimators/central.hpp"
 #include "dpx/estimators/detail/kernels.hpp"
 #include "dpx/estimators/local.hpp"
+#include "s1_theory/s1_theory.hpp"
 
 namespace dpx::experiments::dd_central_vs_local {
 namespace {
@@ -40,11 +42,9 @@ metrics run(const cell_context& c) {
   auto g = c.stream(rng::purpose::noise);
   const std::string model = p.get_string("model");
   estimators::mean_result r;
-  double noise_var = 0;
   if (model == "central") {
     r = estimators::winsorized_mean(
         x, {{eps, 1.0 / (dn * dn)}, rule, mechanisms::noise_kind::research_grade}, g);
-    noise_var = 2.0 * r.noise_scale * r.noise_scale;
   } else if (model == "local") {
     estimators::local_mean_options o;
     o.noise = mechanisms::noise_kind::research_grade;  // S1 Algorithm 8 exactly
@@ -53,7 +53,6 @@ metrics run(const cell_context& c) {
     o.bound = p.get_double("bound");
     o.literal_budget = p.get_bool("literal_budget");
     r = estimators::local_mean(x, o, g);
-    noise_var = 2.0 * r.noise_scale * r.noise_scale / dn;
   } else {
     core::throw_invalid("dd_central_vs_local", "model", model, "must be central or local");
   }
@@ -69,7 +68,13 @@ metrics run(const cell_context& c) {
     r.estimate = clipped + (r.estimate - clipped) * factor;
   }
   const double e = r.estimate - mu, d = r.estimate - xbar;
-  const double oracle = 1.0 / dn + noise_var;
+  // The theorem's MSE for the cell's inputs (S1 Lemma 4.1 / Thm 6.4; s1_theory), never the
+  // release's own scale: 1/n + 2b² (central, b = 12τ/(nε)) or 1/n + 2b²/n (local, per-user
+  // b = 12τ/ε); the histogram stage does not enter (literal_budget changes only it).
+  const double r_interval = 3.0 * s1_theory::radius(1.0, n, 1, p.get_double("gamma"));
+  const double b = model == "central" ? s1_theory::winsorized_laplace_scale(r_interval, n, eps)
+                                      : s1_theory::local_laplace_scale(r_interval, eps);
+  const double oracle = 1.0 / dn + 2.0 * b * b / (model == "central" ? 1.0 : dn);
   return {{"sq_err", e * e},
           {"sq_err_private", d * d},
           {"sq_err_private_tau2", d * d / (tau * tau)},
@@ -84,7 +89,7 @@ metrics run(const cell_context& c) {
 harness::driver make() {
   harness::driver d;
   d.name = "dd_central_vs_local";
-  d.version = "3";
+  d.version = "4";  // 4: oracle from the cell's inputs (s1_theory)
   d.description = "Central (S1 Alg 4) vs local (S1 Alg 8) winsorized means on i.i.d. N(mu, 1)";
   d.params = {
       {"n", "sample size (users), >= 1", std::nullopt, harness::integer_at_least(1)},

@@ -81,6 +81,17 @@ inline harness::param_decl sensitivity_n_param() {
           harness::integer_at_least(0)};
 }
 
+/// The negative-control parameter "noise calibrated at c·ε reported as ε" of the dd drivers'
+/// level checks (docs/presets.md, "Controls"): `epsilon_mislabel` = c (default 1) runs the
+/// estimator at c·ε while the cell, its ledger and its oracle claim ε (c = √2: the release is
+/// only √2·ε-private; c = 2: a sensitivity off by a factor 2). Not a release of the library's.
+inline harness::param_decl epsilon_mislabel_param() {
+  return {"epsilon_mislabel",
+          "c: the estimator runs at c*eps while the cell claims eps (1 = honest; negative control)",
+          harness::param_value{1.0},
+          harness::positive()};
+}
+
 /// The factor that turns the release's noise draw into the control's: (n/k)^power for
 /// sensitivity_n = k > 0 (power 1 when the noise sd is ∝ 1/n, as for a central mean; 1/2 for a
 /// local mean, whose noise is an average of n per-user draws), 1 when k = 0.

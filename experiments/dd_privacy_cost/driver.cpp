@@ -26,7 +26,10 @@
 //   sq_err_private      (A − X̄)²                   privacy error alone
 //   sq_err_private_tau2 (A − X̄)²/τ²                privacy error per τ²: exactly ∝ n^{-2} ε^{-2}
 //                                                  when nothing is clipped (rate check −2)
-//   oracle_mse          n·Var(X̄)/n + 2b²           the [R] oracle Var(X̄) + 288τ²/(n²ε²)
+//   oracle_mse          n·Var(X̄)/n + 2b²           the [R] oracle Var(X̄) + 288τ²/(n²ε²), from
+//                                                  the cell's inputs (experiments/s1_theory:
+//                                                  closed-form n·Var(X̄), b = 4R_I/(nε) of the
+//                                                  rule's R_I at the claimed ε; NaN for kv)
 //   sq_err_over_oracle  sq_err / oracle_mse         tracks the oracle: slope 0 in n
 //   failed              1 if every histogram bin was zeroed (m̂ = 0)
 //   clipped_fraction    fraction of points outside Î
@@ -34,12 +37,16 @@
 //   n_sq_err, n_oracle_mse                        n × (A − μ)², n × oracle (plateau plots, D3)
 //   lsi_bound_mse, n_lsi_bound_mse                λ_max/n + 2b², the prediction from the
 //                                                  log-Sobolev constant (Var X̄ ≤ λ_max/n), and n×
+// epsilon_mislabel = c: the estimator runs at c·ε, the cell and its oracle claim ε (negative
+// control of the level checks; dd_common.hpp).
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "../dd_common/dd_common.hpp"
 #include "dpx/estimators/central.hpp"
 #include "dpx/mechanisms/laplace.hpp"
+#include "s1_theory/s1_theory.hpp"
 
 namespace dpx::experiments::dd_privacy_cost {
 namespace {
@@ -85,11 +92,12 @@ metrics run(const cell_context& c) {
   const double xbar = dd::mean_of(x);
 
   auto g = c.stream(rng::purpose::noise);
+  const double eps_run = eps * p.get_double("epsilon_mislabel");
   estimators::mean_result r;
   if (rule_name == "kv") {
     estimators::kv_mean_options o;
     o.noise = mechanisms::noise_kind::research_grade;  // the papers' mechanisms exactly
-    o.target.epsilon = eps;
+    o.target.epsilon = eps_run;
     o.target.delta = delta;
     o.sigma = 1.0;
     o.beta = gamma;
@@ -112,13 +120,27 @@ metrics run(const cell_context& c) {
           "dd_privacy_cost", "rule", rule_name, "must be paper, sharper, custom or kv");
     }
     r = estimators::winsorized_mean(
-        x, {{eps, delta}, rule, mechanisms::noise_kind::research_grade}, g);
+        x, {{eps_run, delta}, rule, mechanisms::noise_kind::research_grade}, g);
   }
+  // The theorem's Laplace scale and MSE for the cell's inputs (S1 Alg 4, Lemma 4.1;
+  // s1_theory), never the result's: b = 4R_I/(nε) for the rule's interval radius R_I at the
+  // claimed ε (the paper's 3τ; sharper τ + 2τ′; custom radius_factor·τ). KV has no such
+  // oracle here (NaN).
+  const double tau_t = s1_theory::radius(1.0, n, 1, gamma);
+  double r_interval = std::numeric_limits<double>::quiet_NaN();
+  if (rule_name == "paper") r_interval = 3.0 * tau_t;
+  if (rule_name == "sharper") r_interval = tau_t + 2.0 * s1_theory::radius(1.0, 1, 1, gamma);
+  if (rule_name == "custom") r_interval = p.get_double("radius_factor") * tau_t;
+  const double b = rule_name == "kv" ? std::numeric_limits<double>::quiet_NaN()
+                                     : s1_theory::winsorized_laplace_scale(r_interval, n, eps);
+  const double n_var_mean =
+      s1_theory::design_n_var_mean(p.get_string("design"), n, p.get_double("phi"));
   auto ga = c.stream(rng::purpose::aux);
-  const double xi = mechanisms::laplace::from_scale(r.noise_scale).sample(ga);
-  const double oracle = info.mean_variance / dn + 2.0 * r.noise_scale * r.noise_scale;
+  const double xi =
+      mechanisms::laplace::from_scale(rule_name == "kv" ? r.noise_scale : b).sample(ga);
+  const double oracle = s1_theory::winsorized_oracle_mse(n_var_mean / dn, b);
   // The LSI prediction: Cov(X) ⪯ λ_max I gives Var(X̄) ≤ λ_max/n (S1 Cor 2.10).
-  const double lsi = info.lambda_max / dn + 2.0 * r.noise_scale * r.noise_scale;
+  const double lsi = s1_theory::winsorized_oracle_mse(info.lambda_max / dn, b);
   const double e = r.estimate - mu;
   const double priv = (r.estimate - xbar) * (r.estimate - xbar);
   return {{"sq_err", e * e},
@@ -133,7 +155,7 @@ metrics run(const cell_context& c) {
           {"epsilon_used", eps},
           {"tau", tau},
           {"lambda_max", info.lambda_max},
-          {"n_var_mean", info.mean_variance},
+          {"n_var_mean", n_var_mean},
           {"n_sq_err", dn * e * e},
           {"n_oracle_mse", dn * oracle},
           {"lsi_bound_mse", lsi},
@@ -143,7 +165,7 @@ metrics run(const cell_context& c) {
 harness::driver make() {
   harness::driver d;
   d.name = "dd_privacy_cost";
-  d.version = "2";  // 2: mu_position, panel
+  d.version = "3";  // 2: mu_position, panel; 3: oracle from the inputs, epsilon_mislabel
   d.description =
       "Winsorized mean (S1 Alg 4) on Gaussian item-level designs: error, oracle, failure rate";
   d.params = {
@@ -172,6 +194,7 @@ harness::driver make() {
   };
   const auto budget = dd::budget_params(std::nullopt);
   d.params.insert(d.params.end(), budget.begin(), budget.end());
+  d.params.push_back(dd::epsilon_mislabel_param());
   d.data_keys = {"n", "design", "phi", "mu", "mu_position"};
   d.metric_names = harness::metric_list(
       "sq_err sq_err_mean sq_err_mean_noise sq_err_private sq_err_private_tau2 oracle_mse "

@@ -18,6 +18,7 @@
 // Negative control: sensitivity_n (noise calibrated to a fixed number of users, see run()).
 #include <array>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "dpx/data/user_models.hpp"
 #include "dpx/estimators/detail/kernels.hpp"
 #include "dpx/estimators/user_level.hpp"
+#include "s1_theory/s1_theory.hpp"
 
 namespace dpx::experiments::dd_random_effects {
 namespace {
@@ -108,7 +110,12 @@ metrics run(const cell_context& c) {
   }
   const double e = estimate - mu;
   const double gm = dd::mean_of(y.values()) - mu;
-  const double oracle = grand_var + 2.0 * r.noise_scale * r.noise_scale;
+  // The theorem's MSE for the cell's inputs (s1_theory; the Gaussian radius of the user
+  // averages), never from the result; NaN for radius = "lsi" (no independent ρ⋆ of σ_U²11ᵀ + Σ_u).
+  const double oracle =
+      radius == "mean_variance"
+          ? s1_theory::random_effects_oracle(ro.group_sizes, T, ro.phi, ro.sigma_u, eps, gamma).mse
+          : std::numeric_limits<double>::quiet_NaN();
   return {{"sq_err", e * e},
           {"sq_err_mean", gm * gm},
           {"oracle_mse", oracle},
@@ -124,7 +131,7 @@ metrics run(const cell_context& c) {
 harness::driver make() {
   harness::driver d;
   d.name = "dd_random_effects";
-  d.version = "2";
+  d.version = "3";  // 3: oracle from the cell's inputs (s1_theory)
   d.description =
       "Random-effects location model (S1 Def 5.8, Cor 5.10): user-level winsorized mean";
   d.params = {

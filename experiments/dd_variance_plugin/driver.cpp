@@ -23,6 +23,7 @@
 #include "../dd_common/dd_common.hpp"
 #include "dpx/estimators/central.hpp"
 #include "dpx/estimators/variance.hpp"
+#include "s1_theory/s1_theory.hpp"
 
 namespace dpx::experiments::dd_variance_plugin {
 namespace {
@@ -78,14 +79,21 @@ metrics run(const cell_context& c) {
       g);
   const auto ci = estimators::plugin_confidence_interval(r, v, p.get_double("alpha"));
   const double e = r.estimate - mu;
-  // The [R] oracle Var(X̄) + 2b² (b the Laplace scale the estimator used; Var(X̄) of the design).
-  const double oracle = info.mean_variance / dn + 2.0 * r.noise_scale * r.noise_scale;
-  // The known-variance oracle: the same with b at the TRUE marginal variance 1 (b ∝ τ), the curve
-  // S1 Fig 5's plug-ins are compared against (a plug-in that matches it loses nothing by not
+  // The [R] oracle Var(X̄) + 2b² from the cell's inputs and the variance the mean stage was given
+  // (s1_theory, never the mean release's own scale): b = 12τ(v)/(nε), v = known_variance or the
+  // plug-in's released estimate; closed-form n·Var(X̄) of the design.
+  const double gamma = p.get_double("gamma");
+  const double var_mean =
+      s1_theory::design_n_var_mean(p.get_string("design"), n, p.get_double("phi")) / dn;
+  const double oracle = s1_theory::winsorized_oracle_mse(
+      var_mean,
+      s1_theory::winsorized_laplace_scale(3.0 * s1_theory::radius(v, n, 1, gamma), n, eps));
+  // The known-variance oracle: the same with b at the TRUE marginal variance 1, the curve S1
+  // Fig 5's plug-ins are compared against (a plug-in that matches it loses nothing by not
   // knowing σ²).
-  const double b_known =
-      r.noise_scale * estimators::tau_subgaussian(1.0, n, p.get_double("gamma")) / tau;
-  const double known_oracle = info.mean_variance / dn + 2.0 * b_known * b_known;
+  const double known_oracle = s1_theory::winsorized_oracle_mse(
+      var_mean,
+      s1_theory::winsorized_laplace_scale(3.0 * s1_theory::radius(1.0, n, 1, gamma), n, eps));
   return {{"sq_err", e * e},
           {"oracle_mse", oracle},
           {"sq_err_over_oracle", e * e / oracle},
@@ -101,7 +109,8 @@ metrics run(const cell_context& c) {
 harness::driver make() {
   harness::driver d;
   d.name = "dd_variance_plugin";
-  d.version = "4";  // 2: clamp_var, var_failed; 3: oracle, known_variance; 4: known oracle
+  d.version = "5";  // 2: clamp_var, var_failed; 3: oracle, known_variance; 4: known oracle;
+                    // 5: oracles from the cell's inputs (s1_theory)
   d.description = "Plug-in variance (S1 Alg 10, Alg 13-14) then the winsorized mean and its CI";
   d.params = {
       {"n", "sample size", std::nullopt, harness::integer_at_least(1)},

@@ -261,6 +261,40 @@ TEST(RatioChecks, BoundPassesBelowTheConstantAndFailsAboveOrWhenUncertain) {
   EXPECT_TRUE(res[0].pass);
 }
 
+TEST(RatioChecks, LevelBandNeedsTheWholeIntervalInsideIt) {
+  h::analysis_options o;
+  o.bootstrap = 500;
+  const std::vector<double> xs{1, 2, 4};
+  auto spec = ratio_spec(h::rate_kind::ratio_bound);
+  spec.bound_constant = 1.1;
+  spec.bound_lower = 0.9;
+  // Mean 1.0 with values 0.95/1.05 (se = 0.05 / sqrt(40) ~ 0.008): interval ~ [0.984, 1.016].
+  const auto level = table(xs, 40, [](double, int r) { return (r % 2) ? 1.05 : 0.95; });
+  auto res = h::fit_rates(level, {spec}, o);
+  EXPECT_NEAR(res[0].bound_lower, 0.9, 1e-12);
+  EXPECT_GT(res[0].value_lo, 0.95);
+  EXPECT_LT(res[0].value_lo, 1.0);
+  EXPECT_TRUE(res[0].pass);
+  // One x at 0.55 (noise at sqrt(2) eps labelled eps halves the privacy MSE): below the band.
+  // Without the lower bound the same table passes, which is why the level needs both ends.
+  const auto low = table(
+      xs, 40, [](double x, int r) { return (x == 2 ? 0.55 : 1.0) + ((r % 2) ? 0.05 : -0.05); });
+  res = h::fit_rates(low, {spec}, o);
+  EXPECT_LT(res[0].value_lo, 0.6);
+  EXPECT_FALSE(res[0].pass);
+  auto upper_only = spec;
+  upper_only.bound_lower = 0;
+  res = h::fit_rates(low, {upper_only}, o);
+  EXPECT_TRUE(std::isnan(res[0].value_lo));
+  EXPECT_TRUE(res[0].pass);
+  // Mean 0.92 with values 0.72/1.12 (se ~ 0.2 / sqrt(40) = 0.032): the lower end ~ 0.86 < 0.9,
+  // the level is not established although the statistic is inside the band.
+  const auto wide = table(xs, 40, [](double, int r) { return (r % 2) ? 1.12 : 0.72; });
+  res = h::fit_rates(wide, {spec}, o);
+  EXPECT_LT(res[0].value_lo, 0.9);
+  EXPECT_FALSE(res[0].pass);
+}
+
 TEST(RatioChecks, ControlMissingFromTheTableFailsTheGate) {
   h::analysis_options o;
   o.bootstrap = 200;
@@ -310,19 +344,23 @@ TEST(ControlSyntax, NewRateKeysAreValidatedNamingTheKey) {
   expect_rejected(base + "kind = \"ratio_flat\"\nexpected_slope = 1\n", "must be 0");
   expect_rejected(base + "expected_slope = -1\nbound_constant = 2\n", "needs kind");
   expect_rejected(base + "kind = \"ratio_bound\"\nbound_constant = -1\n", "bound_constant");
+  expect_rejected(base + "expected_slope = -1\nbound_lower = 0.5\n", "needs kind");
+  expect_rejected(base + "kind = \"ratio_bound\"\nbound_lower = 0\n", "bound_lower");
+  expect_rejected(base + "kind = \"ratio_bound\"\nbound_lower = 1.5\n", "< bound_constant");
   expect_rejected(base + "expected_slope = -1\nclaim = 3\n", ".claim");
   // Accepted forms: claim as a string or a list; ratio kinds without expected_slope.
   const auto p = parse(base +
                        "expected_slope = -1\nclaim = [\"a.1\", \"b.2\"]\n"
                        "[[rate]]\nname = \"f\"\nx = \"n\"\ny = \"y\"\nkind = "
                        "\"ratio_flat\"\n[[rate]]\nname = \"b\"\nx = \"n\"\ny = \"y\"\n"
-                       "kind = \"ratio_bound\"\nbound_constant = 2.5\n");
+                       "kind = \"ratio_bound\"\nbound_constant = 2.5\nbound_lower = 0.5\n");
   ASSERT_EQ(p.rates.size(), 3u);
   EXPECT_EQ(p.rates[0].claims, (std::vector<std::string>{"a.1", "b.2"}));
   EXPECT_EQ(p.rates[1].kind, h::rate_kind::ratio_flat);
   EXPECT_EQ(p.rates[1].expected_slope, 0);
   EXPECT_EQ(p.rates[2].kind, h::rate_kind::ratio_bound);
   EXPECT_EQ(p.rates[2].bound_constant, 2.5);
+  EXPECT_EQ(p.rates[2].bound_lower, 0.5);
 }
 
 }  // namespace

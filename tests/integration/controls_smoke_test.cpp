@@ -62,6 +62,9 @@ const std::vector<smoke_case>& cases_table() {
       {"dd_dependence_cost",
        "tracks_oracle_iid",
        {"grid.zip=[{design=[\"iid\"], phi=[0.0]}]", "grid.epsilon=[1.0]"}},
+      {"dd_dependence_cost",
+       "level_eps0.1_iid",
+       {"grid.zip=[{design=[\"iid\"], phi=[0.0]}]", "grid.epsilon=[0.1]"}},
       // Local random effects against the group size (n = 2048, T = 16: the preset's cheapest sweep,
       // 500 replications as in the quick form: slope sd ~0.019 against the ±0.1 tolerance).
       {"dd_local",
@@ -91,6 +94,10 @@ const std::vector<smoke_case>& cases_table() {
       {"dd_user_level",
        "error_scales_as_1_over_T",
        {"grid.phi=[0.0]", "grid.epsilon=[1.0]", "grid.n=[1000]"}},
+      // The level check of S1 Fig 6 right (its 15 included cells; the left grid cut to one cell).
+      {"dd_user_level",
+       "level_fig6_right",
+       {"grid.phi=[0.95]", "grid.epsilon=[0.1]", "grid.n=[1000]", "grid.T=[100]"}},
       {"istdp_convergence", "lemma_3_2_sigma0", {"grid.sigma=[0.0]"}},
       // Strict ISTDP: Theorem 3.4 without noise (control: the calibrated noise), and the noise
       // floor (control: noise calibrated for T = 1200 at every T); quick form, about 10 s each.

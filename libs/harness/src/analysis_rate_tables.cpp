@@ -36,12 +36,17 @@ std::string control_cell(const rate_result& r) {
 std::string rate_cell(const rate_result& r) { return r.control ? r.rate + " [control]" : r.rate; }
 
 std::string expected_cell(const rate_result& r) {
+  if (r.kind == rate_kind::ratio_bound && std::isfinite(r.bound_lower))
+    return "in [" + short_number(r.bound_lower) + ", " + short_number(r.bound) + "]";
   if (r.kind == rate_kind::ratio_bound) return "≤ " + short_number(r.bound);
   return fixed(r.expected, 3);
 }
 
 std::string fitted_cell(const rate_result& r) {
   if (r.kind == rate_kind::ratio_bound) {
+    if (std::isfinite(r.bound_lower))
+      return "max " + fixed(r.value, 3) + " [lower " + fixed(r.value_lo, 3) + ", upper " +
+             fixed(r.value_hi, 3) + "]";
     return "max " + fixed(r.value, 3) + " [upper " + fixed(r.value_hi, 3) + "]";
   }
   return fixed(r.slope, 3) + " [" + fixed(r.ci_lo, 3) + ", " + fixed(r.ci_hi, 3) + "]";
@@ -58,7 +63,7 @@ std::string rates_csv(const std::vector<rate_result>& results) {
   std::string out =
       "rate,group,slope,ci_lo,ci_hi,ci_level,r2,intercept,expected,tolerance,points,replications,"
       "pass,informational,note,kind,bound,value,value_hi,check_pass,control,control_label,"
-      "control_verdict,claims\n";
+      "control_verdict,claims,bound_lower,value_lo\n";
   for (const auto& r : results) {
     out += csv_field(r.rate) + "," + csv_field(r.group) + "," + format_number(r.slope) + "," +
            format_number(r.ci_lo) + "," + format_number(r.ci_hi) + "," + format_number(r.ci_level) +
@@ -70,7 +75,8 @@ std::string rates_csv(const std::vector<rate_result>& results) {
            format_number(r.value) + "," + format_number(r.value_hi) + "," +
            (r.check_pass ? "true" : "false") + "," + (r.control ? "true" : "false") + "," +
            csv_field(r.control_label) + "," + csv_field(r.control_verdict) + "," +
-           csv_field(join(r.claims, " ")) + "\n";
+           csv_field(join(r.claims, " ")) + "," + format_number(r.bound_lower) + "," +
+           format_number(r.value_lo) + "\n";
   }
   return out;
 }
@@ -94,7 +100,9 @@ std::string rates_json(const std::vector<rate_result>& results) {
                                {"tolerance", r.tolerance},
                                {"bound", r.bound},
                                {"value", r.value},
-                               {"value_hi", r.value_hi}}) {
+                               {"value_hi", r.value_hi},
+                               {"bound_lower", r.bound_lower},
+                               {"value_lo", r.value_lo}}) {
       if (std::isfinite(v)) {
         jr[k] = v;
       } else {
@@ -148,6 +156,8 @@ std::vector<rate_result> read_rates_json(const std::filesystem::path& path) {
       r.bound = json_number(jr, "bound");
       r.value = json_number(jr, "value");
       r.value_hi = json_number(jr, "value_hi");
+      r.bound_lower = json_number(jr, "bound_lower");
+      r.value_lo = json_number(jr, "value_lo");
       r.points = jr.value("points", std::size_t{0});
       r.replications = jr.value("replications", std::size_t{0});
       r.pass = jr.value("pass", false);
@@ -226,7 +236,9 @@ std::string rates_markdown(const std::vector<rate_result>& results, double confi
     out +=
         "A ratio_bound check (expected ≤ c) passes when the upper end of the bootstrap interval "
         "of the ratio's statistic is ≤ c at every x; fitted shows the largest statistic and the "
-        "largest upper end over x.\n";
+        "largest upper end over x. With a lower bound (expected in [l, c]) the lower end of "
+        "the interval must also be ≥ l at every x (the level of measured/oracle), and fitted "
+        "adds the smallest lower end.\n";
   }
   if (any_control) {
     out +=
@@ -255,7 +267,10 @@ std::string rates_latex(const std::vector<rate_result>& results, double confiden
   out += "\\midrule\n";
   for (const auto& r : results) {
     std::string fitted;
-    if (r.kind == rate_kind::ratio_bound) {
+    if (r.kind == rate_kind::ratio_bound && std::isfinite(r.bound_lower)) {
+      fitted = "max " + latex_num(r.value, 3) + " [lower " + latex_num(r.value_lo, 3) + ", upper " +
+               latex_num(r.value_hi, 3) + "]";
+    } else if (r.kind == rate_kind::ratio_bound) {
       fitted = "max " + latex_num(r.value, 3) + " [upper " + latex_num(r.value_hi, 3) + "]";
     } else if (std::isnan(r.slope)) {
       fitted = "--";
@@ -263,9 +278,11 @@ std::string rates_latex(const std::vector<rate_result>& results, double confiden
       fitted =
           latex_num(r.slope, 3) + " [" + latex_num(r.ci_lo, 3) + ", " + latex_num(r.ci_hi, 3) + "]";
     }
-    const std::string expected = r.kind == rate_kind::ratio_bound
-                                     ? "$\\le " + short_number(r.bound) + "$"
-                                     : latex_num(r.expected, 3);
+    const std::string expected =
+        r.kind != rate_kind::ratio_bound ? latex_num(r.expected, 3)
+        : std::isfinite(r.bound_lower)
+            ? "$[" + short_number(r.bound_lower) + ", " + short_number(r.bound) + "]$"
+            : "$\\le " + short_number(r.bound) + "$";
     out += latex_escape(rate_cell(r));
     for (const std::string& cell : {latex_escape(r.group),
                                     expected,

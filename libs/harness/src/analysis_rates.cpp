@@ -202,14 +202,19 @@ void fit_group(const rate_spec& spec,
   constexpr double slack = 1e-9;
   if (bound) {
     // ratio_bound: the bound holds at x when the upper end of the statistic's bootstrap
-    // percentile interval is <= bound_constant; the check needs it at every x.
+    // percentile interval is <= bound_constant (and, with a lower bound, its lower end is
+    // >= bound_lower: the whole interval inside the band); the check needs it at every x.
+    const bool lower = spec.bound_lower > 0;
     res.value = res.value_hi = -std::numeric_limits<double>::infinity();
+    double lo = std::numeric_limits<double>::infinity();
     for (std::size_t p = 0; p < np; ++p) {
       std::sort(stats[p].begin(), stats[p].end());
       res.value = std::max(res.value, agg[p]);
       res.value_hi = std::max(res.value_hi, quantile_sorted(stats[p], 1 - alpha / 2));
+      lo = std::min(lo, quantile_sorted(stats[p], alpha / 2));
     }
-    res.pass = res.value_hi <= res.bound + slack;
+    if (lower) res.value_lo = lo;
+    res.pass = res.value_hi <= res.bound + slack && (!lower || lo >= spec.bound_lower - slack);
     res.note = note;
     return;
   }
@@ -245,6 +250,9 @@ rate_result new_result(const rate_spec& spec, bool control) {
   r.kind = spec.kind;
   r.bound = spec.kind == rate_kind::ratio_bound ? spec.bound_constant : nan_v;
   r.value = r.value_hi = nan_v;
+  const bool lower = spec.kind == rate_kind::ratio_bound && spec.bound_lower > 0;
+  r.bound_lower = lower ? spec.bound_lower : nan_v;
+  r.value_lo = nan_v;
   r.claims = spec.claims;
   r.control = control;
   r.control_label = control_label(spec);

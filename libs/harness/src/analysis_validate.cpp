@@ -91,6 +91,13 @@ void validate_specs(const std::vector<figure_spec>& figures,
         throw core::invalid_argument_error(
             where, "bound_constant", format_number(r.bound_constant), "must be finite and > 0");
       }
+      if (!(std::isfinite(r.bound_lower) && r.bound_lower >= 0 &&
+            r.bound_lower < r.bound_constant)) {
+        throw core::invalid_argument_error(where,
+                                           "bound_lower",
+                                           format_number(r.bound_lower),
+                                           "must be finite, >= 0 and < bound_constant");
+      }
     }
     for (const auto& [k, v] : r.control) {
       if (k == control_column) {

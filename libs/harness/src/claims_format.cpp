@@ -25,7 +25,11 @@ json number_or_null(double x) { return std::isfinite(x) ? json(x) : json(nullptr
 std::string evidence_line(const rate_result& r) {
   std::string s = r.group.empty() ? std::string() : r.group + ": ";
   if (r.kind == rate_kind::ratio_bound) {
-    s += "max ratio " + num(r.value) + " (upper " + num(r.value_hi) + ") vs <= " + num(r.bound);
+    if (std::isfinite(r.bound_lower))
+      s += "max ratio " + num(r.value) + " (interval ends " + num(r.value_lo) + ", " +
+           num(r.value_hi) + ") vs in [" + num(r.bound_lower) + ", " + num(r.bound) + "]";
+    else
+      s += "max ratio " + num(r.value) + " (upper " + num(r.value_hi) + ") vs <= " + num(r.bound);
   } else {
     s += "slope " + num(r.slope) + " [" + num(r.ci_lo) + ", " + num(r.ci_hi) + "] vs " +
          num(r.expected);
@@ -45,6 +49,10 @@ json row_json(const rate_result& r) {
     j["value"] = number_or_null(r.value);
     j["value_hi"] = number_or_null(r.value_hi);
     j["bound"] = number_or_null(r.bound);
+    if (std::isfinite(r.bound_lower)) {
+      j["value_lo"] = number_or_null(r.value_lo);
+      j["bound_lower"] = number_or_null(r.bound_lower);
+    }
   } else {
     j["slope"] = number_or_null(r.slope);
     j["ci"] = json::array({number_or_null(r.ci_lo), number_or_null(r.ci_hi)});

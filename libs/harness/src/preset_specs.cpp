@@ -18,7 +18,7 @@ const std::vector<std::string> kFigureKeys = {
     "max_series", "style"};
 const std::vector<std::string> kRateKeys = {
     "name", "x", "y", "statistic", "group_by", "where", "fit_range", "expected_slope", "tolerance",
-    "informational", "check", "description", "claim", "kind", "bound_constant", "control",
+    "informational", "check", "description", "claim", "kind", "bound_constant", "bound_lower", "control",
     "control_description", "control_replications"};
 // clang-format on
 
@@ -181,6 +181,10 @@ rate_spec parse_rate(const ctx& c, const toml::table& t, std::size_t index) {
       r.bound_constant = get_number(c, v, w);
       if (!(r.bound_constant > 0) || !std::isfinite(r.bound_constant))
         c.fail(v, w + " must be finite and > 0");
+    } else if (key == "bound_lower") {
+      r.bound_lower = get_number(c, v, w);
+      if (!(r.bound_lower > 0) || !std::isfinite(r.bound_lower))
+        c.fail(v, w + " must be finite and > 0");
     } else if (key == "control") {
       if (!v.is_table())
         c.fail(v, w + " must be a table of parameter overrides, e.g. { noise = \"off\" }");
@@ -207,6 +211,10 @@ rate_spec parse_rate(const ctx& c, const toml::table& t, std::size_t index) {
     c.fail(*t.get("expected_slope"), what + ".expected_slope must be 0 for kind = \"ratio_flat\"");
   if (r.kind != rate_kind::ratio_bound && t.contains("bound_constant"))
     c.fail(*t.get("bound_constant"), what + ".bound_constant needs kind = \"ratio_bound\"");
+  if (r.kind != rate_kind::ratio_bound && t.contains("bound_lower"))
+    c.fail(*t.get("bound_lower"), what + ".bound_lower needs kind = \"ratio_bound\"");
+  if (t.contains("bound_lower") && !(r.bound_lower < r.bound_constant))
+    c.fail(*t.get("bound_lower"), what + ".bound_lower must be < bound_constant");
   if (r.control.empty() && t.contains("control_description"))
     c.fail(*t.get("control_description"), what + ".control_description needs 'control'");
   if (r.control.count(r.x) != 0)

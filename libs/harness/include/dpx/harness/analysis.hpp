@@ -72,7 +72,9 @@ enum class rate_kind {
   /// measured quantity follows the predicted curve up to a constant. expected_slope is 0.
   ratio_flat,
   /// y is a ratio measured/bound: the upper end of the bootstrap interval of the statistic of
-  /// y is <= bound_constant at every x of the fit range (the bound holds with its constant).
+  /// y is <= bound_constant at every x of the fit range (the bound holds with its constant);
+  /// with bound_lower > 0 also its lower end is >= bound_lower (a level check: measured/oracle
+  /// in [bound_lower, bound_constant] when the theory gives the constant).
   ratio_bound,
 };
 /// "slope", "ratio_flat" or "ratio_bound".
@@ -98,6 +100,7 @@ struct rate_spec {
   std::string description;  ///< one line for the tables
   rate_kind kind = rate_kind::slope;
   double bound_constant = 1;        ///< ratio_bound: the largest admissible ratio
+  double bound_lower = 0;           ///< ratio_bound: the smallest admissible ratio (0: none)
   std::vector<std::string> claims;  ///< ids of rows of the claims ledger (experiments/claims.toml)
   /// Negative control: parameter overrides defining a variant in which the claimed effect is
   /// absent; the same check runs on the covered cells with these overrides and must fail.
@@ -125,16 +128,19 @@ struct rate_result {
   std::size_t points = 0;        ///< x values inside the fit range
   std::size_t replications = 0;  ///< replications present at every x (used in the fit)
   /// The gate: the check holds on its cells (check_pass: expected in [ci_lo, ci_hi] unless
-  /// check is tolerance, and |slope - expected| <= tol; for ratio_bound value_hi <= bound) and,
+  /// check is tolerance, and |slope - expected| <= tol; for ratio_bound value_hi <= bound and
+  /// value_lo >= bound_lower when a lower bound is set) and,
   /// for a grid row of a controlled rate, its control did not pass (control_verdict "fails").
   bool pass = false;
   bool informational = false;
   rate_check check = rate_check::ci_and_tolerance;
   std::string note;  ///< why a fit could not be made, if so
   rate_kind kind = rate_kind::slope;
-  double bound = 0;     ///< ratio_bound: bound_constant (NaN otherwise)
-  double value = 0;     ///< ratio_bound: largest statistic of y over the x values (else NaN)
-  double value_hi = 0;  ///< ratio_bound: largest upper interval end over the x values (else NaN)
+  double bound = 0;        ///< ratio_bound: bound_constant (NaN otherwise)
+  double value = 0;        ///< ratio_bound: largest statistic of y over the x values (else NaN)
+  double value_hi = 0;     ///< ratio_bound: largest upper interval end over the x values (else NaN)
+  double bound_lower = 0;  ///< ratio_bound with a lower bound: bound_lower (NaN otherwise)
+  double value_lo = 0;     ///< ratio_bound with a lower bound: smallest lower interval end
   std::vector<std::string> claims;  ///< rate_spec::claims
   /// This row is the check evaluated on the rate's control cells (it never gates by itself:
   /// informational is true, and its verdict enters the main row's pass).
