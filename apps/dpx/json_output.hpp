@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <iostream>
+
 #include "strict.hpp"
 
 namespace dpx::cli {
@@ -30,6 +32,15 @@ inline void add_pretty_flag(CLI::App& sub) {
 template <class Json>
 void emit_json(const Json& j) {
   print_json(j, pretty_json() ? 2 : -1);
+}
+
+/// The stderr line of a command whose noise comes from --seed (the output's "seeded": true says
+/// the same). Philox keyed by a seed is reproducible: whoever knows or guesses the seed
+/// recomputes the noise and subtracts it, so no epsilon protects such an output.
+inline void warn_seeded(const char* command) {
+  std::cerr << "dpx " << command
+            << ": warning: --seed: seeded, reproducible noise; anyone who knows the seed can "
+               "remove it, so this is NOT a private release (experiments and checks only)\n";
 }
 
 }  // namespace dpx::cli

@@ -293,6 +293,67 @@ void BM_stable_histogram_1e7_sparse_keys(benchmark::State& s) {
 }
 BENCHMARK(BM_stable_histogram_1e7_sparse_keys)->Unit(benchmark::kMillisecond)->Iterations(3);
 
+// The release generator: float-safe Laplace (epsilon = 1, sensitivity 1: the default grid)
+// drawn from the CSPRNG rng::os_random, against the Philox engine keyed once from the operating
+// system that releases used before (a key drawn from os_random here; same engine, same cost).
+// Scalar draws (one release at a time, as dpx mean does) and fills of 4096 (a histogram's counts,
+// a gradient's coordinates). docs/performance.md, "Core: the release generator".
+template <class G>
+void release_generator_scalar(benchmark::State& s, G& g) {
+  const auto m = float_safe_laplace::calibrate(1.0, 1.0);
+  std::vector<double> out(block);
+  for (auto _ : s) {
+    for (double& x : out) x = m.sample(g);
+    benchmark::DoNotOptimize(out.data());
+  }
+  s.SetItemsProcessed(static_cast<std::int64_t>(s.iterations() * block));
+}
+template <class G>
+void release_generator_fill(benchmark::State& s, G& g) {
+  const auto m = float_safe_laplace::calibrate(1.0, 1.0);
+  std::vector<double> out(block);
+  for (auto _ : s) {
+    m.fill(out, g);
+    benchmark::DoNotOptimize(out.data());
+  }
+  s.SetItemsProcessed(static_cast<std::int64_t>(s.iterations() * block));
+}
+rng::philox4x32 os_keyed_philox() {
+  rng::os_random os;
+  return rng::stream(os(), 0, 0, rng::purpose::noise);
+}
+void BM_release_float_safe_laplace_scalar_os_keyed_philox(benchmark::State& s) {
+  auto g = os_keyed_philox();
+  release_generator_scalar(s, g);
+}
+void BM_release_float_safe_laplace_scalar_os_random(benchmark::State& s) {
+  rng::os_random g;
+  release_generator_scalar(s, g);
+}
+void BM_release_float_safe_laplace_fill_os_keyed_philox(benchmark::State& s) {
+  auto g = os_keyed_philox();
+  release_generator_fill(s, g);
+}
+void BM_release_float_safe_laplace_fill_os_random(benchmark::State& s) {
+  rng::os_random g;
+  release_generator_fill(s, g);
+}
+// Raw 64-bit words (the generator alone).
+void BM_release_words_os_random(benchmark::State& s) {
+  rng::os_random g;
+  std::vector<std::uint64_t> out(block);
+  for (auto _ : s) {
+    for (auto& x : out) x = g();
+    benchmark::DoNotOptimize(out.data());
+  }
+  s.SetItemsProcessed(static_cast<std::int64_t>(s.iterations() * block));
+}
+BENCHMARK(BM_release_float_safe_laplace_scalar_os_keyed_philox);
+BENCHMARK(BM_release_float_safe_laplace_scalar_os_random);
+BENCHMARK(BM_release_float_safe_laplace_fill_os_keyed_philox);
+BENCHMARK(BM_release_float_safe_laplace_fill_os_random);
+BENCHMARK(BM_release_words_os_random);
+
 }  // namespace
 
 BENCHMARK_MAIN();
