@@ -278,10 +278,7 @@ int run_fit(const fit_options& o) {
   // Noise: the CSPRNG rng::os_random (a real release), or with --seed a reproducible Philox
   // stream (experiments only: warned on stderr, "seeded": true).
   std::variant<dpx::rng::philox4x32, dpx::rng::os_random> generator{std::in_place_index<1>};
-  if (o.seed_given) {
-    if (priv) dpx::cli::warn_seeded("fit");  // gist adds no noise
-    generator = dpx::rng::stream(o.seed, 0, 0, dpx::rng::purpose::noise);
-  }
+  if (o.seed_given) generator = dpx::rng::stream(o.seed, 0, 0, dpx::rng::purpose::noise);
 
   dpx::solvers::solve_result r;
   nlohmann::ordered_json sgd;  // dp_sgd only: sigma, q, steps
@@ -436,6 +433,8 @@ int run_fit(const fit_options& o) {
   }
   j["seconds"] = r.seconds;
   dpx::cli::emit_json(j);
+  // After the output (an error stays one line); gist adds no noise.
+  if (priv && o.seed_given) dpx::cli::warn_seeded("fit");
   return dpx::cli::exit_ok;
 }
 

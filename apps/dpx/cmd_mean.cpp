@@ -173,7 +173,6 @@ int run_mean(const mean_options& o) {
   };
   est::mean_result r;
   if (o.seed) {
-    dpx::cli::warn_seeded("mean");
     auto g = dpx::rng::stream(*o.seed, 0, 0, dpx::rng::purpose::noise);
     r = run(g);
   } else {
@@ -205,6 +204,7 @@ int run_mean(const mean_options& o) {
           : "float-safe: exact discrete Laplace noise on the histogram counts and a power-of-two "
             "grid for the mean (docs/mechanisms.md); same epsilon and delta";
   dpx::cli::emit_json(j);
+  if (o.seed) dpx::cli::warn_seeded("mean");  // after the output: an error stays one line
   return dpx::cli::exit_ok;
 }
 

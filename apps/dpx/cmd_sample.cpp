@@ -155,10 +155,7 @@ int run(const sample_options& o) {
   d["mechanism"] = m;
 
   generator g{std::in_place_index<1>};  // rng::os_random
-  if (o.seed) {
-    if (!o.describe) dpx::cli::warn_seeded("sample");
-    g = rng::stream(*o.seed, 0, 0, rng::purpose::noise);
-  }
+  if (o.seed) g = rng::stream(*o.seed, 0, 0, rng::purpose::noise);
   auto fill_doubles =
       [](const auto& mm, auto& gg, long long k, writer& w, std::vector<double>& buf) {
         buf.resize(static_cast<std::size_t>(k));
@@ -320,6 +317,8 @@ int run(const sample_options& o) {
   if (o.describe) {
     d["seeded"] = o.seed.has_value();
     dpx::cli::emit_json(d);
+  } else if (o.seed) {
+    dpx::cli::warn_seeded("sample");  // after the draws: an error stays one line
   }
   return dpx::cli::exit_ok;
 }
