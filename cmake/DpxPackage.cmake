@@ -9,6 +9,7 @@ set(_dpx_pc_module_BLAS blas)
 set(_dpx_pc_module_LAPACK lapack)
 set(_dpx_pc_module_DpxFFTW3 fftw3 fftw3l)
 set(_dpx_pc_module_xtensor xtensor)
+set(_dpx_pc_module_OpenSSL libcrypto)
 # Dependencies whose headers appear in dpx's public headers (needed to compile, not only to link).
 set(_dpx_pc_public_modules xtensor)
 

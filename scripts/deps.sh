@@ -8,6 +8,8 @@ DPX_PACKAGES=(
   libxtensor-dev libxtensor-blas-dev libopenblas-dev liblapack-dev
   libboost-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev
   libfftw3-dev librandom123-dev
+  # rng::os_random, the CSPRNG of real releases: OpenSSL's libcrypto (RAND_priv_bytes).
+  libssl-dev
   python3 python3-matplotlib python3-numpy
   # The Python package (python/): pybind11 module, pytest suites, offline pip install.
   pybind11-dev python3-dev python3-pytest python3-pandas python3-setuptools python3-wheel

@@ -8,8 +8,11 @@
 //   {"epsilon_lower_bound": ..., "claimed_epsilon": ..., "confidence": ..., "trials": ...,
 //    "violation": false, ...details}
 // --broken halves the noise (b, sigma; randomized response: runs at 2 epsilon) while claiming
-// the original guarantee, to show the auditor's power. Without --seed the trials use
-// rng::os_seeded_philox(); with it rng::stream(S, 0, 0, purpose::audit).
+// the original guarantee, to show the auditor's power. The trials use Philox, not the CSPRNG:
+// an audit releases nothing about any data (its inputs are the mechanism's public worst-case
+// pair), it needs millions of fast draws, and only their statistical quality matters. Without
+// --seed the stream is rng::stream(K, 0, 0, purpose::audit) with K drawn from rng::os_random
+// (a fresh run each time); with it K = S (reproducible).
 // --delta is the delta of the Gaussian mechanisms' (epsilon, delta) claim. It is refused for
 // the pure-DP mechanisms (laplace, discrete_laplace, randomized_response): their claim is
 // epsilon-DP, i.e. delta = 0, and an audit against (epsilon, delta > 0) could only report a
@@ -112,8 +115,7 @@ int run(const audit_cli_options& o) {
   audit::audit_options opts;
   opts.confidence = o.confidence;
 
-  rng::philox4x32 g =
-      o.seed ? rng::stream(*o.seed, 0, 0, rng::purpose::audit) : rng::os_seeded_philox();
+  rng::philox4x32 g = rng::stream(o.seed ? *o.seed : rng::os_random{}(), 0, 0, rng::purpose::audit);
   const auto r = audit::audit_mechanism(spec, static_cast<std::size_t>(o.trials), opts, g);
   json j;
   j["schema_version"] = 1;

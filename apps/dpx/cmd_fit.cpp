@@ -279,14 +279,16 @@ int run_fit(const fit_options& o) {
   const dpx::losses::glm_loss loss(kind, {x, y, n, d});  // validates labels for logistic
   const double public_smoothness =
       o.smoothness.value_or(kind == dpx::losses::glm_kind::logistic ? 0.25 : 1.0);
-  auto rng = o.seed_given ? dpx::rng::stream(o.seed, 0, 0, dpx::rng::purpose::noise)
-                          : dpx::rng::os_seeded_philox();
+  // Noise: the CSPRNG rng::os_random (a real release), or with --seed a reproducible Philox
+  // stream (experiments only: warned on stderr, "seeded": true).
+  std::variant<dpx::rng::philox4x32, dpx::rng::os_random> generator{std::in_place_index<1>};
+  if (o.seed_given) generator = dpx::rng::stream(o.seed, 0, 0, dpx::rng::purpose::noise);
 
   dpx::solvers::solve_result r;
   nlohmann::ordered_json sgd;  // dp_sgd only: sigma, q, steps
   const std::vector<double> zero(d, 0.0);
   std::visit(
-      [&](const auto& raw) {
+      [&](const auto& raw, auto& rng) {
         using P = std::decay_t<decltype(raw)>;
         const dpx::solvers::partially_penalized<P> penalty{raw, p};
         if (o.solver == "gist") {
@@ -377,7 +379,8 @@ int run_fit(const fit_options& o) {
         if (std::isnan(r.objective) && (!priv || o.nonprivate_diagnostics))
           r.objective = loss.value(r.x) + penalty.value(r.x);
       },
-      pen);
+      pen,
+      generator);
 
   // Back to the original feature scale.
   std::vector<double> coef(p);
@@ -423,6 +426,7 @@ int run_fit(const fit_options& o) {
     j["epsilon"] = nullptr;
     j["delta"] = nullptr;
     j["solver"] = o.solver;
+    j["seeded"] = o.seed_given;  // gist adds no noise: the seed changes nothing
     j["noise"] = "none";
     j["noise_note"] = noise_note;
     j["guarantee"] = r.guarantee;
@@ -444,6 +448,7 @@ int run_fit(const fit_options& o) {
   c.put("epsilon", not_private ? nlohmann::json(nullptr) : nlohmann::json(*o.epsilon));
   c.put("delta", not_private ? nlohmann::json(nullptr) : nlohmann::json(*o.delta));
   c.put("solver", o.solver);
+  c.put("seeded", o.seed_given);  // true: reproducible noise, not a private release
   c.put("noise", dpx::mechanisms::to_string(noise));
   c.put("noise_note", noise_note);
   c.put("guarantee", r.guarantee);
@@ -461,6 +466,8 @@ int run_fit(const fit_options& o) {
   }
   c.diagnostic("seconds", r.seconds);
   dpx::cli::emit_json(c.json());
+  // After the output (an error stays one line).
+  if (o.seed_given) dpx::cli::warn_seeded("fit");
   return dpx::cli::exit_ok;
 }
 
@@ -540,7 +547,8 @@ const bool registered = dpx::cli::register_command(
             o->seed = s;
             o->seed_given = true;
           },
-          "Noise seed (default: OS entropy)");
+          "Noise seed: reproducible noise, NOT a private release (experiments only; default: "
+          "the CSPRNG rng::os_random)");
       return [o, variant, split]() -> int {
         o->variant_given = variant->count() > 0;
         o->split_given = split->count() > 0;

@@ -18,10 +18,11 @@
 // research-grade double Laplace of S1 only with --research-grade; "noise" in the output says which.
 //
 // Output (docs/cli-schema.json): one JSON object {"schema_version", "estimate", "clip_range",
-// "epsilon", "delta", "level", "model", "failed", "n", "noise", "noise_note"} — only private
-// quantities (and the public n). Without --seed the noise comes
-// from the OS CSPRNG (a real release); with --seed it is reproducible (experiments only: anyone
-// who knows the seed knows the noise). Bad input: one line on stderr, exit 2.
+// "epsilon", "delta", "level", "model", "failed", "n", "noise", "seeded", "noise_note"} — only
+// private quantities (and the public n). Without --seed the noise comes from rng::os_random (a
+// CSPRNG: a real release); with --seed it is reproducible Philox (experiments only: anyone who
+// knows the seed knows the noise), "seeded" is true and a warning goes to stderr. Bad input: one
+// line on stderr, exit 2.
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -175,7 +176,7 @@ int run_mean(const mean_options& o) {
     auto g = dpx::rng::stream(*o.seed, 0, 0, dpx::rng::purpose::noise);
     r = run(g);
   } else {
-    auto g = dpx::rng::os_seeded_philox();
+    dpx::rng::os_random g;  // the CSPRNG: a real release
     r = run(g);
   }
   if (user) r.privacy.unit = dpx::core::privacy_unit::user;
@@ -194,6 +195,7 @@ int run_mean(const mean_options& o) {
   j.put("failed", r.diag.failed);
   j.put("n", n);
   j.put("noise", dpx::mechanisms::to_string(noise));
+  j.put("seeded", o.seed.has_value());  // true: reproducible noise, not a private release
   j.put("noise_note",
         o.research_grade
             ? "research-grade double-precision Laplace noise (--research-grade): S1's mechanism "
@@ -205,6 +207,7 @@ int run_mean(const mean_options& o) {
             : "float-safe: exact discrete Laplace noise on the histogram counts and a power-of-two "
               "grid for the mean (docs/mechanisms.md); same epsilon and delta");
   dpx::cli::emit_json(j.json());
+  if (o.seed) dpx::cli::warn_seeded("mean");  // after the output: an error stays one line
   return dpx::cli::exit_ok;
 }
 
@@ -249,7 +252,8 @@ const bool registered = dpx::cli::register_command(
       sub.add_option_function<std::uint64_t>(
           "--seed",
           [o](std::uint64_t s) { o->seed = s; },
-          "Fixed seed (reproducible noise, for experiments only; default: OS randomness)");
+          "Fixed seed: reproducible noise, NOT a private release (experiments only; default: the "
+          "CSPRNG rng::os_random)");
       return [o]() -> int { return run_mean(*o); };
     });
 

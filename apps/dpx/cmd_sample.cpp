@@ -7,9 +7,9 @@
 // std::to_chars form), or with --describe the calibrated parameters as JSON. For inspection,
 // teaching and outside checks (e.g. feed the draws to R's ks.test).
 //
-// Randomness: with --seed S the generator is rng::stream(S, 0, 0, purpose::noise) — for
-// experiments and reproducible checks only; without it, rng::os_seeded_philox() (keyed from
-// getrandom(2)), which is what a real release must use.
+// Randomness: without --seed, rng::os_random (the CSPRNG a real release must use); with --seed
+// S, rng::stream(S, 0, 0, purpose::noise) — for experiments and reproducible checks only (a
+// warning on stderr, and "seeded": true with --describe).
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -19,6 +19,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -122,15 +123,22 @@ void check_drawable(const char* flag, double scale) {
                                 ", above 1e300 (draws would overflow to infinity)");
 }
 
+// The seeded Philox stream or the CSPRNG (the samplers are templates over the generator).
+using generator = std::variant<rng::philox4x32, rng::os_random>;
+
 template <class Mechanism, class Draw>
-void emit(long long count, rng::philox4x32& g, const Mechanism& m, Draw draw) {
-  writer w;
-  constexpr long long chunk = 4096;
-  std::vector<double> buf;
-  for (long long done = 0; done < count; done += chunk) {
-    const long long k = std::min(chunk, count - done);
-    draw(m, g, k, w, buf);
-  }
+void emit(long long count, generator& gen, const Mechanism& m, Draw draw) {
+  std::visit(
+      [&](auto& g) {
+        writer w;
+        constexpr long long chunk = 4096;
+        std::vector<double> buf;
+        for (long long done = 0; done < count; done += chunk) {
+          const long long k = std::min(chunk, count - done);
+          draw(m, g, k, w, buf);
+        }
+      },
+      gen);
 }
 
 int run(const sample_options& o) {
@@ -146,20 +154,19 @@ int run(const sample_options& o) {
   d["schema_version"] = 1;
   d["mechanism"] = m;
 
-  rng::philox4x32 g =
-      o.seed ? rng::stream(*o.seed, 0, 0, rng::purpose::noise) : rng::os_seeded_philox();
+  generator g{std::in_place_index<1>};  // rng::os_random
+  if (o.seed) g = rng::stream(*o.seed, 0, 0, rng::purpose::noise);
   auto fill_doubles =
-      [](const auto& mm, rng::philox4x32& gg, long long k, writer& w, std::vector<double>& buf) {
+      [](const auto& mm, auto& gg, long long k, writer& w, std::vector<double>& buf) {
         buf.resize(static_cast<std::size_t>(k));
         mm.fill(std::span<double>(buf), gg);
         for (double x : buf) w.put(x);
       };
-  auto fill_ints =
-      [](const auto& mm, rng::philox4x32& gg, long long k, writer& w, std::vector<double>&) {
-        std::vector<std::int64_t> buf(static_cast<std::size_t>(k));
-        mm.fill(std::span<std::int64_t>(buf), gg);
-        for (auto x : buf) w.put(x);
-      };
+  auto fill_ints = [](const auto& mm, auto& gg, long long k, writer& w, std::vector<double>&) {
+    std::vector<std::int64_t> buf(static_cast<std::size_t>(k));
+    mm.fill(std::span<std::int64_t>(buf), gg);
+    for (auto x : buf) w.put(x);
+  };
 
   if (m == "laplace") {
     forbid_calibration(o,
@@ -292,8 +299,13 @@ int run(const sample_options& o) {
     d["truth_probability"] = rr.truth_probability();
     d["other_probability"] = rr.other_probability();
     if (!o.describe) {
-      writer w;
-      for (long long i = 0; i < count; ++i) w.put(static_cast<std::int64_t>(rr.randomize(0, g)));
+      std::visit(
+          [&](auto& gg) {
+            writer w;
+            for (long long i = 0; i < count; ++i)
+              w.put(static_cast<std::int64_t>(rr.randomize(0, gg)));
+          },
+          g);
     }
   } else {
     core::throw_invalid(kFn,
@@ -305,6 +317,8 @@ int run(const sample_options& o) {
   if (o.describe) {
     d["seeded"] = o.seed.has_value();
     dpx::cli::emit_json(d);
+  } else if (o.seed) {
+    dpx::cli::warn_seeded("sample");  // after the draws: an error stays one line
   }
   return dpx::cli::exit_ok;
 }
@@ -336,7 +350,8 @@ const bool registered = dpx::cli::register_command(
       sub.add_option("--seed",
                      o->seed,
                      "base seed: rng::stream(S, 0, 0, noise). Fixed seeds are for experiments "
-                     "and checks ONLY; without --seed the generator is keyed from the OS CSPRNG");
+                     "and checks ONLY; without --seed the draws come from the CSPRNG "
+                     "rng::os_random");
       sub.add_flag("--float-safe",
                    o->float_safe,
                    "exact discrete noise on a power-of-two grid (immune to Mironov's attack)");

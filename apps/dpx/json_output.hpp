@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <iostream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -90,5 +91,14 @@ class contract_json {
   nlohmann::ordered_json j_ = nlohmann::ordered_json::object(),
                          d_ = nlohmann::ordered_json::object();
 };
+
+/// The stderr line of a command whose noise comes from --seed (the output's "seeded": true says
+/// the same). Philox keyed by a seed is reproducible: whoever knows or guesses the seed
+/// recomputes the noise and subtracts it, so no epsilon protects such an output.
+inline void warn_seeded(const char* command) {
+  std::cerr << "dpx " << command
+            << ": warning: --seed: seeded, reproducible noise; anyone who knows the seed can "
+               "remove it, so this is NOT a private release (experiments and checks only)\n";
+}
 
 }  // namespace dpx::cli

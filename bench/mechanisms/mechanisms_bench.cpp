@@ -6,7 +6,8 @@
 // float-safe Laplace/Gaussian >= 1x; discrete Gaussian sigma = 10 >= 2e6 samples/s; stable
 // histogram over 1e7 values <= 0.5 s. Run: mechanisms_bench --benchmark_min_time=0.2
 // The noise kernels run in the best instruction-set variant the CPU supports (AVX-512F here);
-// the *_avx2 rows force the AVX2 variant for comparison.
+// the *_avx2 rows force the AVX2 variant for comparison. BM_release_*: the cost of the release
+// generator (the CSPRNG rng::os_random against an OS-keyed Philox) per float-safe Laplace draw.
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -76,9 +77,8 @@ void BM_philox_words_fill(benchmark::State& s) {
 }
 BENCHMARK(BM_philox_words_fill);
 
-template <class M>
-void scalar_bench(benchmark::State& s, const M& m) {
-  auto g = engine();
+template <class M, class G>
+void scalar_bench(benchmark::State& s, const M& m, G& g) {
   std::vector<double> out(block);
   for (auto _ : s) {
     for (double& x : out) x = m.sample(g);
@@ -86,15 +86,25 @@ void scalar_bench(benchmark::State& s, const M& m) {
   }
   s.SetItemsProcessed(static_cast<std::int64_t>(s.iterations() * block));
 }
-template <class M>
-void fill_bench(benchmark::State& s, const M& m) {
-  auto g = engine();
+template <class M, class G>
+void fill_bench(benchmark::State& s, const M& m, G& g) {
   std::vector<double> out(block);
   for (auto _ : s) {
     m.fill(out, g);
     benchmark::DoNotOptimize(out.data());
   }
   s.SetItemsProcessed(static_cast<std::int64_t>(s.iterations() * block));
+}
+// The same on the experiments' Philox stream.
+template <class M>
+void scalar_bench(benchmark::State& s, const M& m) {
+  auto g = engine();
+  scalar_bench(s, m, g);
+}
+template <class M>
+void fill_bench(benchmark::State& s, const M& m) {
+  auto g = engine();
+  fill_bench(s, m, g);
 }
 template <class M>
 void privatize_bench(benchmark::State& s, const M& m) {
@@ -292,6 +302,47 @@ void BM_stable_histogram_1e7_sparse_keys(benchmark::State& s) {
   s.SetItemsProcessed(static_cast<std::int64_t>(s.iterations() * x.size()));
 }
 BENCHMARK(BM_stable_histogram_1e7_sparse_keys)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// The release generator: float-safe Laplace (epsilon = 1, sensitivity 1: the default grid)
+// drawn from the CSPRNG rng::os_random, against the Philox engine keyed once from the operating
+// system that releases used before (a key drawn from os_random here; same engine, same cost).
+// Scalar draws (one release at a time, as dpx mean does) and fills of 4096 (a histogram's counts,
+// a gradient's coordinates). docs/performance.md, "Core: the release generator".
+rng::philox4x32 os_keyed_philox() {
+  rng::os_random os;
+  return rng::stream(os(), 0, 0, rng::purpose::noise);
+}
+void BM_release_float_safe_laplace_scalar_os_keyed_philox(benchmark::State& s) {
+  auto g = os_keyed_philox();
+  scalar_bench(s, float_safe_laplace::calibrate(1.0, 1.0), g);
+}
+void BM_release_float_safe_laplace_scalar_os_random(benchmark::State& s) {
+  rng::os_random g;
+  scalar_bench(s, float_safe_laplace::calibrate(1.0, 1.0), g);
+}
+void BM_release_float_safe_laplace_fill_os_keyed_philox(benchmark::State& s) {
+  auto g = os_keyed_philox();
+  fill_bench(s, float_safe_laplace::calibrate(1.0, 1.0), g);
+}
+void BM_release_float_safe_laplace_fill_os_random(benchmark::State& s) {
+  rng::os_random g;
+  fill_bench(s, float_safe_laplace::calibrate(1.0, 1.0), g);
+}
+// Raw 64-bit words (the generator alone).
+void BM_release_words_os_random(benchmark::State& s) {
+  rng::os_random g;
+  std::vector<std::uint64_t> out(block);
+  for (auto _ : s) {
+    for (auto& x : out) x = g();
+    benchmark::DoNotOptimize(out.data());
+  }
+  s.SetItemsProcessed(static_cast<std::int64_t>(s.iterations() * block));
+}
+BENCHMARK(BM_release_float_safe_laplace_scalar_os_keyed_philox);
+BENCHMARK(BM_release_float_safe_laplace_scalar_os_random);
+BENCHMARK(BM_release_float_safe_laplace_fill_os_keyed_philox);
+BENCHMARK(BM_release_float_safe_laplace_fill_os_random);
+BENCHMARK(BM_release_words_os_random);
 
 }  // namespace
 

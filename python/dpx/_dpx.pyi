@@ -28,15 +28,13 @@ replication, purpose): key64 = splitmix64(splitmix64(seed) ^ cell), counter = {b
 replication, purpose}. With the defaults it is the stream `dpx sample --seed SEED` uses, so
 the same seed gives bit-identical draws in C++, the CLI and Python.
 
-A fixed seed is for experiments only: anyone who knows the seed knows the noise. For real
-releases use dpx.os_random() or Philox.os_seeded()."""
+Philox is fast and statistically excellent but not a cryptographic generator, and a fixed seed
+is for experiments only: anyone who knows the seed knows the noise. Real releases draw from
+dpx.os_random(), a CSPRNG."""
     def __init__(self, seed: int, cell: int = ..., replication: int = ..., purpose: str = ...) -> None: ...
     @staticmethod
     def from_key(key: list[int[2]], counter: list[int[4]] = ...) -> Philox:
         """Raw Philox with an explicit 2-word key and 4-word starting counter."""
-    @staticmethod
-    def os_seeded() -> Philox:
-        """A Philox keyed from the OS CSPRNG (fast and unpredictable; for real releases)."""
     @property
     def key(self) -> tuple:
         """The 2-word key (a tuple)."""
@@ -55,13 +53,15 @@ releases use dpx.os_random() or Philox.os_seeded()."""
     def __eq__(self, arg0: Philox) -> bool: ...
 
 class OsRandom:
-    """The operating system's CSPRNG (getrandom(2)), buffered. Not reproducible by design: the
-generator for real data releases. Create it with dpx.os_random()."""
+    """The generator for real data releases: a cryptographically secure generator, OpenSSL's
+RAND_priv_bytes (NIST SP 800-90A CTR-DRBG, AES-256, seeded by the operating system), buffered.
+Not reproducible by design; safe to share between threads (calls are serialised) and across
+os.fork() (a child never reuses the parent's buffered bytes). Create it with dpx.os_random()."""
     def random_raw(self, size: Any = ...) -> Any:
         """Raw 64-bit outputs (an int, or a uint64 array of length size)."""
 
 def os_random() -> OsRandom:
-    """The OS CSPRNG generator (getrandom(2)) for real releases: dpx.OsRandom."""
+    """The CSPRNG (OpenSSL RAND_priv_bytes) for real releases: a dpx.OsRandom."""
 
 def stable_hash(text: str) -> int:
     """dpx's stable 64-bit hash (FNV-1a 64 + SplitMix64 finaliser) used for cell ids and stream keys; e.g. Philox(seed, stable_hash('dpx generate ar1'), 0, 'data') is the stream of `dpx generate ar1 --seed seed`."""

@@ -43,7 +43,7 @@ struct philox_gen {
   explicit philox_gen(rng::philox4x32 e) : engine(e) {}
 };
 
-/// The operating system's CSPRNG (getrandom(2)) as a Python object.
+/// The CSPRNG of real releases (rng::os_random: OpenSSL RAND_priv_bytes) as a Python object.
 struct os_gen {
   rng::os_random engine;
   std::mutex mutex;

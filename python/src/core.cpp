@@ -38,8 +38,9 @@ replication, purpose): key64 = splitmix64(splitmix64(seed) ^ cell), counter = {b
 replication, purpose}. With the defaults it is the stream `dpx sample --seed SEED` uses, so
 the same seed gives bit-identical draws in C++, the CLI and Python.
 
-A fixed seed is for experiments only: anyone who knows the seed knows the noise. For real
-releases use dpx.os_random() or Philox.os_seeded().)doc")
+Philox is fast and statistically excellent but not a cryptographic generator, and a fixed seed
+is for experiments only: anyone who knows the seed knows the noise. Real releases draw from
+dpx.os_random(), a CSPRNG.)doc")
       .def(py::init([](std::uint64_t seed,
                        std::uint64_t cell,
                        std::uint32_t replication,
@@ -58,10 +59,6 @@ releases use dpx.os_random() or Philox.os_seeded().)doc")
           py::arg("key"),
           py::arg("counter") = std::array<std::uint32_t, 4>{0, 0, 0, 0},
           "Raw Philox with an explicit 2-word key and 4-word starting counter.")
-      .def_static(
-          "os_seeded",
-          [] { return new philox_gen(rng::os_seeded_philox()); },
-          "A Philox keyed from the OS CSPRNG (fast and unpredictable; for real releases).")
       .def_property_readonly(
           "key",
           [](philox_gen& g) {
@@ -123,8 +120,10 @@ releases use dpx.os_random() or Philox.os_seeded().)doc")
       });
 
   py::class_<os_gen>(m, "OsRandom", R"doc(
-The operating system's CSPRNG (getrandom(2)), buffered. Not reproducible by design: the
-generator for real data releases. Create it with dpx.os_random().)doc")
+The generator for real data releases: a cryptographically secure generator, OpenSSL's
+RAND_priv_bytes (NIST SP 800-90A CTR-DRBG, AES-256, seeded by the operating system), buffered.
+Not reproducible by design; safe to share between threads (calls are serialised) and across
+os.fork() (a child never reuses the parent's buffered bytes). Create it with dpx.os_random().)doc")
       .def(
           "random_raw",
           [](os_gen& g, const py::object& size) -> py::object {
@@ -144,7 +143,7 @@ generator for real data releases. Create it with dpx.os_random().)doc")
   m.def(
       "os_random",
       [] { return new os_gen(); },
-      "The OS CSPRNG generator (getrandom(2)) for real releases: dpx.OsRandom.");
+      "The CSPRNG (OpenSSL RAND_priv_bytes) for real releases: a dpx.OsRandom.");
   m.def(
       "stable_hash",
       [](const std::string& s) { return core::stable_hash(s); },

@@ -1,6 +1,7 @@
 """Generators: Philox against published values and an independent key derivation; os_random;
 errors."""
 
+import os
 import threading
 
 import numpy as np
@@ -60,6 +61,34 @@ def test_os_random_is_not_constant():
     x = r.random_raw(64)
     assert x.dtype == np.uint64 and len(set(x.tolist())) == 64
     assert isinstance(r.random_raw(), int)
+    # Every bit takes both values over 3000 words (a stuck bit passes with probability 2^-2999).
+    w = r.random_raw(3000)
+    assert int(np.bitwise_or.reduce(w)) == MASK64 and int(np.bitwise_and.reduce(w)) == 0
+
+
+def test_the_release_generator_is_the_csprng():
+    # Releases draw from dpx.os_random() (OpenSSL's CSPRNG); no Philox constructor is offered
+    # for them any more (Philox is not cryptographic).
+    assert not hasattr(dpx.Philox, "os_seeded")
+    assert "CSPRNG" in dpx.os_random.__doc__ and "RAND_priv_bytes" in dpx.OsRandom.__doc__
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_os_random_forked_child_does_not_repeat_the_parent():
+    # The child must not draw the words the parent had buffered (equal words by chance: 2^-64).
+    r = dpx.os_random()
+    r.random_raw()
+    rd, wr = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.write(wr, int(r.random_raw()).to_bytes(8, "little"))
+        os._exit(0)
+    mine = r.random_raw()
+    child = int.from_bytes(os.read(rd, 8), "little")
+    os.waitpid(pid, 0)
+    os.close(rd)
+    os.close(wr)
+    assert mine != child
 
 
 def test_validation_error_carries_cpp_fields():

@@ -140,6 +140,17 @@ def test_os_random_works_everywhere():
     assert math.isfinite(M.FloatSafeLaplace.calibrate(1.0).release(3.0, r))
     assert M.Gaussian.from_sigma(1.0).sample(r, 10).shape == (10,)
     assert M.ExponentialMechanism.calibrate(1.0).select([0.0, 100.0], r) == 1
+    # The float-safe and exact samplers (the release defaults): on the grid, not constant (n
+    # equal draws of these laws: probability below 1e-100).
+    fs = M.FloatSafeLaplace.calibrate(1.0)
+    x = fs.sample(r, 5000)
+    assert np.all(np.fmod(x, fs.granularity) == 0) and len(set(x.tolist())) > 1
+    g = M.FloatSafeGaussian.from_sigma(1.5)
+    y = g.sample(r, 5000)
+    assert np.all(np.fmod(y, g.granularity) == 0) and len(set(y.tolist())) > 1
+    for z in (M.DiscreteLaplace.from_scale(3.0).sample(r, 5000),
+              M.DiscreteGaussian.from_sigma(2.0).sample(r, 5000)):
+        assert z.dtype == np.int64 and len(set(z.tolist())) > 1
 
 
 # ---- bad input -----------------------------------------------------------------------------

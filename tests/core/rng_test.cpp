@@ -10,14 +10,19 @@
 //    replication or purpose gives a different stream; streams do not depend on thread count.
 //  * uniform01 in [0,1), uniform_open01 in (0,1), 53-bit resolution; mean and variance.
 //  * uniform_below is unbiased (chi-square on n = 3) and in range.
+//  * os_random: every bit varies, no repeats, bulk fill, not copyable, a forked child does not
+//    reuse the parent's buffer.
 #include <Random123/philox.h>
 // Random123 defines a function-like macro philox4x32(c, k) that would shadow our class.
 #undef philox4x32
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <set>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "dpx/core/rng.hpp"
@@ -223,21 +228,76 @@ TEST(Uniform, UniformBelowUnbiased) {
   EXPECT_LT(chi2, 27.6);
 }
 
-TEST(OsRandom, ProducesVaryingFullRangeBits) {
+// os_random is a CSPRNG: no test can show that (its security is OpenSSL's, NIST SP 800-90A).
+// These check only what a broken wrapper would get wrong: every bit takes both values (a bit
+// stuck at 0 or 1 passes by chance with probability 2 * 2^-n per bit over n words), no output
+// repeats (a pair of equal 64-bit words among 3000: probability < 3000^2 / 2^65 ~ 2.4e-13),
+// across the refill boundary of the 1024-word buffer.
+TEST(OsRandom, EveryBitVariesAndNoWordRepeats) {
   os_random os;
   std::set<std::uint64_t> s;
-  std::uint64_t orv = 0;
-  for (int i = 0; i < 200; ++i) {
+  std::uint64_t any = 0, all = ~std::uint64_t{0};
+  const int n = 3 * static_cast<int>(os_random::buffer_words) - 72;
+  for (int i = 0; i < n; ++i) {
     const auto x = os();
     s.insert(x);
-    orv |= x;
+    any |= x;
+    all &= x;
   }
-  EXPECT_EQ(s.size(), 200u);
-  EXPECT_EQ(orv, ~std::uint64_t{0});
+  EXPECT_EQ(s.size(), static_cast<std::size_t>(n));
+  EXPECT_EQ(any, ~std::uint64_t{0});
+  EXPECT_EQ(all, 0u);
   const double u = uniform01(os);
   EXPECT_GE(u, 0.0);
   EXPECT_LT(u, 1.0);
-  EXPECT_FALSE(os_seeded_philox() == os_seeded_philox());
+  // Two generators never share a buffer.
+  os_random a, b;
+  EXPECT_NE(a(), b());
+}
+
+TEST(OsRandom, BulkFillVariesAndIsNotCopyable) {
+  static_assert(!std::is_copy_constructible_v<os_random>, "a copy would repeat the noise");
+  static_assert(std::is_nothrow_move_constructible_v<os_random>);
+  os_random os;
+  (void)os();                                                     // start mid-buffer
+  std::vector<std::uint32_t> w(2 * os_random::buffer_words + 3);  // crosses two refills, odd
+  os.fill(w);
+  std::uint32_t any = 0, all = ~std::uint32_t{0};
+  for (auto x : w) {
+    any |= x;
+    all &= x;
+  }
+  EXPECT_EQ(any, ~std::uint32_t{0});
+  EXPECT_EQ(all, 0u);
+  EXPECT_EQ(std::set<std::uint32_t>(w.begin(), w.end()).size(), w.size());  // P(fail) < 1e-3
+  os_random moved(std::move(os));
+  EXPECT_NE(moved(), moved());
+}
+
+// A forked child must not draw the bytes its parent had buffered (it would release the same
+// noise as the parent): both draw the next word after the fork; equal words mean the buffer was
+// shared (by chance: 2^-64).
+TEST(OsRandom, ForkedChildDoesNotRepeatTheParentsBuffer) {
+  os_random os;
+  (void)os();  // the buffer now holds 1023 unused words
+  int fd[2];
+  ASSERT_EQ(pipe(fd), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::uint64_t x = os();
+    const bool ok = write(fd[1], &x, sizeof x) == static_cast<ssize_t>(sizeof x);
+    _exit(ok ? 0 : 1);
+  }
+  const std::uint64_t mine = os();
+  std::uint64_t child = 0;
+  ASSERT_EQ(read(fd[0], &child, sizeof child), static_cast<ssize_t>(sizeof child));
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  close(fd[0]);
+  close(fd[1]);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_NE(mine, child);
 }
 
 }  // namespace

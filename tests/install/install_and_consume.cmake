@@ -76,11 +76,14 @@ else()
 endif()
 
 # A consumer without FFTW must fail when it configures, naming FFTW (FindDpxFFTW3.cmake is
-# installed with the package): hide the library and header directories from find_*.
+# installed with the package): hide the library and header directories from find_* (OpenSSL,
+# which dpx::core needs and which lives there too, is given by its cache variables).
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${DPX_SOURCE_DIR}/examples/consumer
                         -B ${WORK_DIR}/build-nofftw -DCMAKE_PREFIX_PATH=${prefix}
                         -DDPX_CONSUMER_COMPONENT=accounting
                         "-DCMAKE_IGNORE_PATH=${FFTW_LIBRARY_DIR};${FFTW_INCLUDE_DIR}"
+                        -DOPENSSL_CRYPTO_LIBRARY=${OPENSSL_CRYPTO_LIBRARY}
+                        -DOPENSSL_INCLUDE_DIR=${OPENSSL_INCLUDE_DIR}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(rc EQUAL 0)
   message(FATAL_ERROR "find_package(dpx COMPONENTS accounting) succeeded without FFTW")

@@ -25,6 +25,13 @@ namespace fs = std::filesystem;
 
 using env_list = std::vector<std::pair<std::string, std::string>>;
 
+/// The one stderr line of `dpx <command> --seed S` (the noise is reproducible: not a release).
+inline std::string seeded_warning(const std::string& command) {
+  return "dpx " + command +
+         ": warning: --seed: seeded, reproducible noise; anyone who knows the seed can remove it, "
+         "so this is NOT a private release (experiments and checks only)\n";
+}
+
 /// The whole file as bytes ("" if it cannot be read).
 inline std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -11,7 +11,9 @@
 // - bad parameters exit 2 with one line on stderr naming the flag (lambda < 0, gamma <= 1 for
 //   MCP, gamma <= 2 for SCAD, epsilon without delta), and a bad CSV cell names line and column;
 // - ISTDP --variant as_published says in the JSON ("guarantee") and on stderr that it is not
-//   private; strict reports an (epsilon, delta)-DP guarantee.
+//   private; strict reports an (epsilon, delta)-DP guarantee;
+// - --seed is never silent: a private fit with it prints one warning line on stderr and
+//   "seeded": true; without it "seeded": false and no warning (gist adds no noise: no warning).
 // All data are deterministic (fixed-seed std::mt19937_64): no statistical false positives.
 #include <gtest/gtest.h>
 
@@ -143,7 +145,8 @@ TEST_F(FitCli, JsonHasEveryDocumentedKey) {
     const auto r = run_dpx(args, dir_);
     ASSERT_EQ(r.code, 0) << r.err;
     const auto out = nlohmann::json::parse(r.out);
-    for (const char* key : {"coefficients", "intercept", "epsilon", "delta", "solver", "guarantee"})
+    for (const char* key :
+         {"coefficients", "intercept", "epsilon", "delta", "solver", "guarantee", "seeded"})
       EXPECT_TRUE(out.contains(key)) << key;
     // A private solver prints the data's statistics only on request, in a labelled object
     // (docs/cli.md, "Output contract"); gist prints them at top level.
@@ -436,7 +439,43 @@ TEST_F(FitCli, AsPublishedIstdpSaysItIsNotPrivate) {
   const auto g = js["guarantee"].get<std::string>();
   EXPECT_EQ(g.find("NOT"), std::string::npos) << g;
   EXPECT_NE(g.find("(epsilon, delta)-DP"), std::string::npos) << g;
-  EXPECT_TRUE(rs.err.empty()) << rs.err;
+  EXPECT_EQ(rs.err, dpx::test::seeded_warning("fit"));  // and no other warning
+}
+
+TEST_F(FitCli, SeedIsNeverSilent) {
+  const auto s = make_design(200, 3, 11);
+  write_csv(s, dir_ / "d.csv");
+  const std::vector<std::string> base = {"fit",
+                                         "--input",
+                                         (dir_ / "d.csv").string(),
+                                         "--target",
+                                         "y",
+                                         "--penalty",
+                                         "l1",
+                                         "--lambda",
+                                         "0.05",
+                                         "--max-iter",
+                                         "20"};
+  for (const char* solver : {"noisy_pgd", "istdp", "dp_sgd"}) {
+    auto priv = base;
+    priv.insert(priv.end(), {"--solver", solver, "--epsilon", "1", "--delta", "1e-5"});
+    auto seeded = priv;
+    seeded.insert(seeded.end(), {"--seed", "3"});
+    const auto rs = run_dpx(seeded, dir_);
+    ASSERT_EQ(rs.code, 0) << rs.err;
+    EXPECT_EQ(rs.err, dpx::test::seeded_warning("fit")) << solver;
+    EXPECT_EQ(nlohmann::json::parse(rs.out)["seeded"], true) << solver;
+    const auto ro = run_dpx(priv, dir_);
+    ASSERT_EQ(ro.code, 0) << ro.err;
+    EXPECT_TRUE(ro.err.empty()) << solver << ": " << ro.err;
+    EXPECT_EQ(nlohmann::json::parse(ro.out)["seeded"], false) << solver;
+  }
+  auto gist = base;
+  gist.insert(gist.end(), {"--solver", "gist", "--seed", "3"});
+  const auto rg = run_dpx(gist, dir_);
+  ASSERT_EQ(rg.code, 0) << rg.err;
+  EXPECT_TRUE(rg.err.empty()) << rg.err;  // no noise to seed
+  EXPECT_EQ(nlohmann::json::parse(rg.out)["seeded"], true);
 }
 
 }  // namespace

@@ -173,6 +173,7 @@ TEST_F(JsonSchemaCli, ValidatorCanFail) {
                 {"failed", false},
                 {"n", 10},
                 {"noise", "float_safe"},
+                {"seeded", false},
                 {"noise_note", ""}};
   EXPECT_TRUE(errors_of(noise, "mean").empty());
   noise["noise"] = "double";

@@ -1,6 +1,7 @@
 // `dpx mean` end to end (the real executable, fork/exec; apps/dpx/cmd_mean.cpp, issue 7):
 // - the JSON output has exactly the keys {"schema_version", "estimate", "clip_range", "epsilon",
-//   "delta", "level", "model", "failed", "n", "noise", "noise_note"}, with the privacy actually
+//   "delta", "level", "model", "failed", "n", "noise", "seeded", "noise_note"}, with the privacy
+//   actually
 //   spent (central item level, user level with
 //   --user-column, local with --local --bound);
 // - the released interval is the paper rule's [2τk̂ ± 3τ] around the data's bin, and the estimate
@@ -11,7 +12,9 @@
 //   exits 2 with
 //   exactly one line on stderr naming the problem; `--delta -1` reports the range, not
 //   "required";
-// - δ ≥ 1/n prints a warning on stderr and still releases.
+// - δ ≥ 1/n prints a warning on stderr and still releases;
+// - --seed is never silent: one warning line on stderr and "seeded": true; without it the noise
+//   comes from the CSPRNG ("seeded": false, no warning, two runs differ).
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -96,6 +99,7 @@ const std::set<std::string> expected_keys = {"schema_version",
                                              "failed",
                                              "n",
                                              "noise",
+                                             "seeded",
                                              "noise_note"};
 
 std::set<std::string> keys_of(const nlohmann::json& j) {
@@ -170,7 +174,7 @@ TEST_F(MeanCli, CentralItemLevelJson) {
   const outcome o =
       mean_of(csv, {"--epsilon", "1", "--delta", "1e-6", "--tau", "3", "--seed", "7"});
   ASSERT_EQ(o.status, 0) << o.err;
-  EXPECT_TRUE(o.err.empty()) << o.err;
+  EXPECT_EQ(o.err, dpx::test::seeded_warning("mean"));  // and no other warning
   EXPECT_EQ(std::count(o.out.begin(), o.out.end(), '\n'), 1);
   const auto j = nlohmann::json::parse(o.out);
   EXPECT_EQ(keys_of(j), expected_keys);
@@ -251,7 +255,7 @@ TEST_F(MeanCli, LocalModel) {
   const outcome o =
       mean_of(csv, {"--epsilon", "2", "--local", "--bound", "10", "--tau", "2", "--seed", "5"});
   ASSERT_EQ(o.status, 0) << o.err;
-  EXPECT_TRUE(o.err.empty()) << o.err;  // no δ warning: the local model spends δ = 0
+  EXPECT_EQ(o.err, dpx::test::seeded_warning("mean"));  // no δ warning: local spends δ = 0
   const auto j = nlohmann::json::parse(o.out);
   EXPECT_EQ(keys_of(j), expected_keys);
   EXPECT_EQ(j["model"], "local");
@@ -321,7 +325,33 @@ TEST_F(MeanCli, DeltaAtLeastOneOverNWarns) {
   const outcome quiet =
       mean_of(csv, {"--epsilon", "1", "--delta", "0.1", "--tau", "1", "--seed", "1"});
   ASSERT_EQ(quiet.status, 0) << quiet.err;
-  EXPECT_TRUE(quiet.err.empty()) << quiet.err;
+  EXPECT_EQ(quiet.err, dpx::test::seeded_warning("mean"));
+}
+
+// A seeded release is reproducible, so anyone who knows the seed can remove the noise: it must
+// say so, on stderr and in the JSON. Without --seed the noise comes from the CSPRNG: no warning,
+// "seeded": false, and two runs differ (equal float-safe estimates on the 2^-23 grid of a Laplace
+// scale 0.18 by chance: below 1e-5).
+TEST_F(MeanCli, SeedIsNeverSilent) {
+  const auto csv = write("d.csv", panel_csv(200, 5.0, 1));
+  const std::vector<std::string> flags{"--epsilon", "1", "--delta", "1e-6", "--tau", "3"};
+  for (const std::vector<std::string>& s :
+       {std::vector<std::string>{"--epsilon", "1", "--delta", "1e-6", "--tau", "3", "--seed", "7"},
+        std::vector<std::string>{
+            "--epsilon", "1", "--tau", "3", "--local", "--bound", "10", "--seed", "7"}}) {
+    const outcome seeded = mean_of(csv, s);
+    ASSERT_EQ(seeded.status, 0) << seeded.err;
+    EXPECT_EQ(seeded.err, dpx::test::seeded_warning("mean"));
+    EXPECT_EQ(nlohmann::json::parse(seeded.out)["seeded"], true);
+  }
+  const outcome a = mean_of(csv, flags), b = mean_of(csv, flags);
+  ASSERT_EQ(a.status, 0) << a.err;
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_TRUE(a.err.empty()) << a.err;
+  const auto ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
+  EXPECT_EQ(ja["seeded"], false);
+  EXPECT_EQ(keys_of(ja), expected_keys);
+  EXPECT_NE(ja["estimate"], jb["estimate"]);
 }
 
 }  // namespace

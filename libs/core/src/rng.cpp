@@ -3,13 +3,13 @@
 #include <Random123/philox.h>
 // Random123 defines a function-like macro philox4x32(c, k) that would shadow our class.
 #undef philox4x32
-#include <sys/random.h>
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
-#include <cstring>
-#include <system_error>
+#include <stdexcept>
 
 namespace dpx::rng {
 
@@ -312,34 +312,91 @@ philox4x32 stream(std::uint64_t base_seed,
                     {0, 0, replication, static_cast<std::uint32_t>(p)});
 }
 
-void os_random::refill() {
-  auto* p = reinterpret_cast<unsigned char*>(buf_.data());
-  std::size_t need = sizeof buf_;
-  while (need > 0) {
-    const ssize_t got = getrandom(p, need, 0);
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      throw std::system_error(errno, std::generic_category(), "getrandom");
-    }
-    p += got;
-    need -= static_cast<std::size_t>(got);
+namespace detail {
+std::atomic<std::uint32_t> os_random_fork_epoch{0};
+}  // namespace detail
+
+namespace {
+// A child of fork() starts with copies of every os_random buffer: bumping the epoch makes each
+// one refill before its next draw, so parent and child never release the same noise.
+// (OpenSSL reseeds its own DRBGs in the child.)
+void bump_fork_epoch() noexcept {
+  detail::os_random_fork_epoch.fetch_add(1, std::memory_order_relaxed);
+}
+
+void register_fork_handler() {
+  static const bool registered = [] {
+    if (pthread_atfork(nullptr, nullptr, bump_fork_epoch) != 0)
+      throw std::runtime_error("os_random: pthread_atfork failed");
+    return true;
+  }();
+  (void)registered;
+}
+
+void csprng_bytes(void* out, std::size_t n) {
+  // RAND_priv_bytes: the DRBG instance OpenSSL keeps for secret values (noise is one).
+  while (n > 0) {
+    const std::size_t m = std::min<std::size_t>(n, 1u << 30);
+    if (RAND_priv_bytes(static_cast<unsigned char*>(out), static_cast<int>(m)) != 1)
+      throw std::runtime_error("os_random: OpenSSL RAND_priv_bytes failed (no entropy source?)");
+    out = static_cast<unsigned char*>(out) + m;
+    n -= m;
   }
+}
+}  // namespace
+
+os_random::os_random() : buf_(std::make_unique<result_type[]>(buffer_words)) {
+  register_fork_handler();
+  epoch_ = detail::os_random_fork_epoch.load(std::memory_order_relaxed);
+}
+
+os_random::~os_random() {
+  if (buf_) OPENSSL_cleanse(buf_.get(), buffer_words * sizeof(result_type));
+}
+
+os_random::os_random(os_random&& other) noexcept
+    : buf_(std::move(other.buf_)), idx_(other.idx_), epoch_(other.epoch_) {
+  // The moved-from object refills (a fresh buffer) if it is used again.
+  other.buf_ = nullptr;
+  other.idx_ = buffer_words;
+}
+
+os_random& os_random::operator=(os_random&& other) noexcept {
+  if (this != &other) {
+    if (buf_) OPENSSL_cleanse(buf_.get(), buffer_words * sizeof(result_type));
+    buf_ = std::move(other.buf_);
+    idx_ = other.idx_;
+    epoch_ = other.epoch_;
+    other.buf_ = nullptr;
+    other.idx_ = buffer_words;
+  }
+  return *this;
+}
+
+void os_random::refill() {
+  if (!buf_) buf_ = std::make_unique<result_type[]>(buffer_words);
+  epoch_ = detail::os_random_fork_epoch.load(std::memory_order_relaxed);
+  csprng_bytes(buf_.get(), buffer_words * sizeof(result_type));
   idx_ = 0;
 }
 
-os_random::result_type os_random::operator()() {
-  if (idx_ == buf_.size()) refill();
-  const auto v = buf_[idx_];
-  buf_[idx_++] = 0;  // do not keep used randomness in memory
-  return v;
-}
-
-philox4x32 os_seeded_philox() {
-  os_random os;
-  const std::uint64_t k = os();
-  const std::uint64_t c = os();
-  return philox4x32({static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(k >> 32)},
-                    {0, 0, static_cast<std::uint32_t>(c), static_cast<std::uint32_t>(c >> 32)});
+void os_random::fill(std::span<std::uint32_t> out) {
+  std::size_t i = 0;
+  while (i < out.size()) {
+    if (idx_ == buffer_words ||
+        epoch_ != detail::os_random_fork_epoch.load(std::memory_order_relaxed))
+      refill();
+    // Whole words, two 32-bit outputs each (low half first, as detail::bits64 splits them);
+    // an odd last output discards the high half.
+    const std::size_t words = std::min((out.size() - i + 1) / 2, buffer_words - idx_);
+    for (std::size_t w = 0; w < words; ++w) {
+      const result_type v = buf_[idx_ + w];
+      out[i++] = static_cast<std::uint32_t>(v);
+      if (i < out.size()) out[i++] = static_cast<std::uint32_t>(v >> 32);
+    }
+    OPENSSL_cleanse(buf_.get() + idx_, words * sizeof(result_type));
+    idx_ += words;
+  }
 }
 
 }  // namespace dpx::rng

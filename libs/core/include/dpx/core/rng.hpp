@@ -7,15 +7,19 @@
 ///   std::philox4x32 (default seed 20111115, 10000th output 1955073260). Experiments obtain
 ///   engines only through stream(seed, cell, replication, purpose), so any replication can be
 ///   recomputed alone and results are bit-identical for any thread or process count.
-/// * os_random — draws from the operating system's CSPRNG (getrandom(2)). Use it for real
-///   data releases. A fixed seed is for experiments only: anyone who knows the seed knows
-///   the noise, and the release then protects nothing.
+/// * os_random — a cryptographically secure generator (OpenSSL's RAND_priv_bytes, seeded by
+///   the operating system). Use it for real data releases. Philox is fast and statistically
+///   excellent but not cryptographic: it is for experiments, where a fixed seed makes runs
+///   reproducible. Anyone who knows the seed knows the noise, and the release then protects
+///   nothing.
 
 #include <array>
+#include <atomic>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <random>
 #include <span>
 #include <string_view>
@@ -134,25 +138,55 @@ inline constexpr std::string_view stream_derivation =
     "key64 = splitmix64(splitmix64(base_seed) ^ cell_hash); key = {lo32(key64), hi32(key64)}; "
     "counter = {block_lo, block_hi, replication, purpose}";
 
-/// The operating system's CSPRNG (getrandom(2)), buffered. Not reproducible by design:
-/// this is the generator for real releases. Throws std::system_error if the kernel refuses.
+namespace detail {
+/// Incremented in a forked child (pthread_atfork), so that an os_random never hands the child
+/// the bytes it had buffered for the parent.
+extern std::atomic<std::uint32_t> os_random_fork_epoch;
+}  // namespace detail
+
+/// The generator for real releases: a cryptographically secure pseudo-random generator, OpenSSL's
+/// RAND_priv_bytes (a NIST SP 800-90A CTR-DRBG with AES-256, seeded and reseeded from the
+/// operating system; thread-safe, each thread has its own DRBG instance, reseeded in a forked
+/// child). Its output cannot be predicted from earlier outputs, which is what an adversary who
+/// sees many releases would exploit in a non-cryptographic generator such as Philox. Bytes are
+/// fetched 8 KiB at a time (one library call costs microseconds; docs/performance.md); each word
+/// is wiped from the buffer when used, the rest when the object is destroyed, and a forked child
+/// discards what the parent had buffered. Not reproducible by design, not copyable (a copy would
+/// repeat the noise). Throws std::runtime_error if OpenSSL cannot produce random bytes.
 class os_random {
  public:
   using result_type = std::uint64_t;
+  static constexpr std::string_view algorithm_name = "OpenSSL RAND_priv_bytes (CTR-DRBG, AES-256)";
+  static constexpr std::size_t buffer_words = 1024;
+
+  os_random();
+  ~os_random();
+  os_random(os_random&& other) noexcept;
+  os_random& operator=(os_random&& other) noexcept;
+  os_random(const os_random&) = delete;
+  os_random& operator=(const os_random&) = delete;
+
   static constexpr result_type min() noexcept { return 0; }
   static constexpr result_type max() noexcept { return std::numeric_limits<result_type>::max(); }
-  result_type operator()();
+  result_type operator()() {
+    if (idx_ == buffer_words ||
+        epoch_ != detail::os_random_fork_epoch.load(std::memory_order_relaxed))
+      refill();
+    const result_type v = buf_[idx_];
+    buf_[idx_++] = 0;  // do not keep used randomness in memory
+    return v;
+  }
+  /// Bulk fill (the discrete samplers' word pools use it): each 64-bit output split into its
+  /// low then high half, as the generic path of those pools does, from the same buffer.
+  void fill(std::span<std::uint32_t> out);
 
  private:
   void refill();
-  std::array<std::uint64_t, 64> buf_{};
-  std::size_t idx_ = 64;
+  std::unique_ptr<result_type[]> buf_;
+  std::size_t idx_ = buffer_words;
+  std::uint32_t epoch_ = 0;
 };
 static_assert(std::uniform_random_bit_generator<os_random>);
-
-/// A Philox engine keyed from the OS CSPRNG (fast, unpredictable; for real releases that need
-/// bulk noise). Counter words start at 0.
-philox4x32 os_seeded_philox();
 
 namespace detail {
 /// The compiled paths of the bulk fills (fill, fill_uniform01, fill_uniform_open01): the x86-64

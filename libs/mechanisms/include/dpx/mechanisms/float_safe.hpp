@@ -22,7 +22,8 @@
 /// (a lazily refined uniform compared with exp(-gamma); for the Gaussian with sigma_Z >= 32,
 /// a block proposal from an integer alias table with acceptance ~0.95; the same laws, far
 /// fewer random words).
-/// Default for real releases; pair it with an unpredictable generator (rng::os_seeded_philox()).
+/// Default for real releases; pair it with the CSPRNG rng::os_random (docs/mechanisms.md,
+/// "Generators").
 
 #include <algorithm>
 #include <array>
