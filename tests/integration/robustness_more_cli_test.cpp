@@ -237,6 +237,32 @@ TEST_F(RobustnessCli, ExtremeWellFormedValuesGiveAnAnswerOrExit2) {
   std::cout << "extreme values: " << runs_ << " invocations\n";
 }
 
+// A subnormal sampling rate took 10-18 s of CPU (and so could exceed a wall-clock limit on a
+// loaded machine): 1/q overflowed in the fractional-order RDP series. Now it answers like
+// q = 1e-300; the bound is on the child's CPU time (getrusage), never on wall time.
+TEST_F(RobustnessCli, SubnormalSamplingRateAnswersWithinACpuBudget) {
+  for (const char* q : {"4.9e-324", "1e-310", "1e-300", "1e-200"}) {
+    const auto o = check({"calibrate",
+                          "--mechanism",
+                          "gaussian",
+                          "--epsilon",
+                          "1",
+                          "--delta",
+                          "1e-5",
+                          "--method",
+                          "rdp",
+                          "--steps",
+                          "10",
+                          "--sampling-rate",
+                          q},
+                         0);
+    EXPECT_LT(o.cpu_seconds, 2.0) << q;  // generous: about 0.05 s of CPU
+    const auto j = nlohmann::json::parse(o.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << o.out;
+    EXPECT_LE(j["achieved"]["epsilon"].get<double>(), 1.0) << o.out;
+  }
+}
+
 // ---- every accounting method against extreme mechanisms ------------------------------------
 TEST_F(RobustnessCli, EveryAccountingMethodOnExtremeMechanisms) {
   const std::vector<args_t> mechanisms = {
