@@ -367,20 +367,23 @@ TEST_F(RobustnessCli, KnownPldHangs) {
              "pld"},
             "delta");
   }
-  refused({"account",
-           "--mechanism",
-           "gaussian",
-           "--noise-multiplier",
-           "1",
-           "--sampling-rate",
-           "1e-300",
-           "--steps",
-           "9223372036854775807",
-           "--delta",
-           "0.5",
-           "--method",
-           "pld"},
-          "delta");
+  args_t most_steps = {"account",
+                       "--mechanism",
+                       "gaussian",
+                       "--noise-multiplier",
+                       "1",
+                       "--sampling-rate",
+                       "0.1",
+                       "--steps",
+                       "9223372036854775807",
+                       "--delta",
+                       "0.5",
+                       "--method",
+                       "pld"};
+  refused(most_steps, "delta");
+  // At rate 1e-300 sampling alone makes those steps (0, 9.3e-282)-DP: epsilon 0, exactly.
+  const auto rare = check(with(most_steps, "--sampling-rate", "1e-300"), 0);
+  EXPECT_NE(rare.out.find("\"epsilon\":0.0"), std::string::npos) << rare.out;
   for (const char* q : {"--delta", "--epsilon"}) {
     refused({"account",
              "--mechanism",
