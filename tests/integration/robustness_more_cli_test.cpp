@@ -299,7 +299,7 @@ TEST_F(RobustnessCli, EveryAccountingMethodOnExtremeMechanisms) {
 // (about 8 T 2^-64) and a count-fold composition whose window exceeds max_grid_points are
 // refused naming the parameter (exit 2); epsilon queries truncate at most delta / 1000 of the
 // tails (so delta 1e-16 gets a finite, converged answer instead of +inf after six useless
-// refinements). The run-time limit of check() (kLimit) is the hang detector.
+// refinements). The CPU-time limit of check() (kLimit) is the hang detector.
 TEST_F(RobustnessCli, KnownPldHangs) {
   // calibrate's "achieved" re-accounting at delta 1e-30 / 1e-308, or 10^12 steps: an answer.
   for (const char* d : {"1e-30", "1e-308"}) {
