@@ -9,9 +9,14 @@
 // - Monotonicity: eps decreases in sigma and delta, increases in steps and q.
 // - Classical calibration with steps > 1 is ISTDP Thm 3.3; it needs more noise than RDP/PLD.
 // - Bad input and unsupported combinations throw std::invalid_argument.
+// - Tiny and subnormal sampling rates (4.9e-324 .. 1e-8), rdp and pld: each calibration answers
+//   within 2 s of CPU time (std::clock, not wall time) with a noise that re-accounts to <= the
+//   target (rdp: non-decreasing in q); pld's epsilon is exactly 0 there (TV <= q per step, so
+//   (0, 1 - (1 - q)^T)-DP with T q <= delta, whatever the noise), and its delta(eps) <= T q.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <ctime>
 
 #include "dpx/accounting/calibration.hpp"
 #include "dpx/accounting/gaussian.hpp"
@@ -134,4 +139,42 @@ TEST(Calibration, BadInput) {
   EXPECT_THROW(acc::account_gaussian(method::rdp, 1.0, 1.5, 10, 1e-5), std::invalid_argument);
   EXPECT_THROW(acc::account_laplace(method::rdp, 1.0, 0, 1e-5), std::invalid_argument);
   EXPECT_THROW(acc::parse_method("moments"), std::invalid_argument);
+}
+
+TEST(Calibration, SubnormalSamplingRateAnswersWithinACpuBudget) {
+  // calibrate --method rdp --sampling-rate 4.9e-324 took 10-18 s of CPU: 1/q overflowed in the
+  // fractional-order RDP series, which then ran its full 100000 terms at every order. By PLD,
+  // every tiny rate took 2 s per accounting (a grid for the loss's heavy tail) and 15+ s to
+  // calibrate, although sampling alone makes 10 steps (0, 10 q)-DP: epsilon = 0 at delta 1e-5.
+  for (const auto cal : {acc::gaussian_calibration::rdp, acc::gaussian_calibration::pld}) {
+    const method m = cal == acc::gaussian_calibration::rdp ? method::rdp : method::pld;
+    double previous = 0.0;
+    for (double q : {4.9406564584124654e-324, 1e-310, 1e-300, 1e-200, 1e-8}) {
+      const std::clock_t start = std::clock();
+      const double s = acc::calibrate_gaussian(cal, 1.0, 1e-5, 10, q);
+      const double eps = acc::account_gaussian(m, s, q, 10, 1e-5);
+      const double cpu = static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+      EXPECT_LT(cpu, 2.0) << acc::to_string(m) << " " << q;  // CPU seconds; about 0.05 s
+      EXPECT_LE(eps, 1.0) << acc::to_string(m) << " " << q;
+      if (m == method::pld) {
+        EXPECT_EQ(eps, 0.0) << q;  // exact: (0, 1 - (1 - q)^10)-DP with 10 q <= 1e-5
+      } else {
+        EXPECT_GE(s, previous) << q;  // RDP: a smaller sampling rate needs no more noise
+        previous = s;
+      }
+    }
+  }
+}
+
+TEST(Calibration, PldDeltaAtTinySamplingRateIsTheSamplingBound) {
+  // By sampling alone T steps at rate q are (0, 1 - (1 - q)^T)-DP, so delta(eps) <= T q; the
+  // PLD's grid reported 5e-16 here (valid, 10^4 times looser) after 3-4 s of CPU.
+  for (double q : {4.9406564584124654e-324, 1e-300, 1e-20}) {
+    const std::clock_t start = std::clock();
+    const double d = acc::account_gaussian_delta(method::pld, 1e-3, q, 10, 0.5);
+    const double cpu = static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+    EXPECT_LT(cpu, 2.0) << q;  // CPU seconds
+    EXPECT_GE(d, 0.0) << q;
+    EXPECT_LE(d, 10.0 * q * (1 + 1e-12)) << q;
+  }
 }

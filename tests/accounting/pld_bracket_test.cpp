@@ -208,9 +208,16 @@ TEST(PldBracket, BeyondResolutionIsRefusedNamingTheParameter) {
     EXPECT_NE(message_of([&] { (void)a.epsilon(d); }).find("delta"), std::string::npos) << d;
   }
   acc::pld_accountant huge;
-  huge.compose(core::subsampled_gaussian_event{1e-300, 1.0},
-               std::numeric_limits<std::int64_t>::max());
+  huge.compose(core::subsampled_gaussian_event{0.1, 1.0}, std::numeric_limits<std::int64_t>::max());
   EXPECT_NE(message_of([&] { (void)huge.epsilon(0.5); }).find("delta"), std::string::npos);
+  // Below that resolution but with T q <= delta the answer needs no FFT: sampling alone makes
+  // the composition (0, 1 - (1 - q)^T)-DP, here (0, 9.3e-282), so epsilon = 0 exactly.
+  acc::pld_accountant rare;
+  rare.compose(core::subsampled_gaussian_event{1e-300, 1.0},
+               std::numeric_limits<std::int64_t>::max());
+  const auto b0 = rare.epsilon_bracket(0.5);
+  EXPECT_EQ(b0.upper, 0.0);
+  EXPECT_TRUE(b0.converged);
   acc::pld_accountant many;
   many.compose(core::subsampled_gaussian_event{0.1, 1000.0}, 1000000000000);
   EXPECT_NE(message_of([&] { (void)many.epsilon(1e-5); }).find("count"), std::string::npos);

@@ -9,6 +9,9 @@
 // - Fractional orders (alpha = 1.1, 2.5) equal numerical integration of
 //   E_{N(0,s^2)}[((1-q) + q e^{(2z-1)/(2s^2)})^alpha] (adaptive Gauss-Kronrod quadrature), while
 //   the absolute-value series (a peer's shortcut) overstates RDP by > 1% at alpha = 1.1.
+// - Tiny and subnormal sampling rates (q = 4.9e-324, 1e-310, 1e-300; sigma 1e-5 .. 1): integer
+//   and fractional orders are >= the exact divergence, computed from its definition by
+//   quadrature in 50 digits (rdp_tiny_q_reference.py), and within 1e-6 of it.
 // - Laplace RDP (Mironov 2017 Prop 6) equals numerical integration of the Renyi divergence.
 // - The default grid reaches >= 1024 and, at sigma = 4, q = 0.01, T = 10, gives an eps at
 //   least 2x smaller than a grid stopping at 63.
@@ -186,6 +189,23 @@ TEST(RdpSubsampledGaussian, FractionalOrdersExactNotAbsoluteSeries) {
   // The |term| shortcut overstates at alpha = 1.1 (test power).
   const double exact = quadrature_rdp(1.1, 0.1, 0.7);
   EXPECT_GT(abs_series_rdp(1.1, 0.1, 0.7), 1.01 * exact);
+}
+
+TEST(RdpSubsampledGaussian, TinyAndSubnormalRatesMatchTheExactDivergence) {
+  // At q < 1/DBL_MAX, 1/q overflowed the fractional-order series' split point: the series then
+  // summed 100000 terms and returned garbage (0 where the divergence is 1.7e10, 3e15 where it
+  // is 1.2e6). The RDP must stay an upper bound (>= the exact value) and be tight.
+  struct row {
+    double q, s, alpha, exact;
+  };
+  const row rows[] = {
+#include "rdp_tiny_q_reference.inc"
+  };
+  for (const auto& r : rows) {
+    const double v = acc::rdp_subsampled_gaussian(r.alpha, r.q, r.s);
+    EXPECT_GE(v, r.exact * (1 - 1e-12)) << r.q << " " << r.s << " " << r.alpha;
+    EXPECT_LE(v, r.exact * (1 + 1e-6) + 1e-300) << r.q << " " << r.s << " " << r.alpha;
+  }
 }
 
 TEST(RdpLaplace, ClosedFormMatchesIntegration) {

@@ -38,7 +38,7 @@ CHROMIUM_FLAGS = [
 # A screenshot with less grey-level spread than this, or fewer non-background pixels, is blank.
 MIN_STD = 0.02
 MIN_INK = 0.002
-TIMEOUT_S = 60
+TIMEOUT_S = 300  # safety net for a browser that never answers, not a speed limit
 
 
 class Session:

@@ -10,12 +10,10 @@
 // - `dpx report` rebuilds the report from the block files without computing.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -157,11 +155,8 @@ TEST_F(DpxRun, InterruptThenResumeMatchesUninterrupted) {
                 dir_,
                 dir_ / "int_out.txt",
                 dir_ / "int_err.txt");
-  // Wait until at least one block is saved (at most 60 s), then interrupt.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (count_files(dir_ / "int", "reps_") == 0 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  // Wait until at least one block is saved (or the run ends), then interrupt.
+  dpx::test::wait_until([&] { return count_files(dir_ / "int", "reps_") > 0; }, pid);
   ASSERT_GT(count_files(dir_ / "int", "reps_"), 0u);
   kill(pid, SIGINT);
   const int code = wait_exit(pid);

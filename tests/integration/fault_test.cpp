@@ -19,13 +19,11 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -75,15 +73,11 @@ class Faults : public ::testing::Test {
     return dpx::test::spawn(
         args, dir_, dir_ / (tag + "_out.txt"), dir_ / (tag + "_err.txt"), env());
   }
-  /// Polls until pred() or 60 s (a guard against a hang, not a timing assertion).
+  /// Polls until pred(), or false once the child pid exits or has used its CPU budget without
+  /// it (a guard against a hang, not a timing assertion).
   template <class P>
-  static bool wait_for(P pred) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (!pred()) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    return true;
+  static bool wait_for(P pred, pid_t pid) {
+    return dpx::test::wait_until(pred, pid);
   }
   std::string reference(const std::string& preset) {
     const auto r =
@@ -163,9 +157,11 @@ TEST_F(Faults, SigkillAtSeveralPointsLosesNoFinishedBlock) {
                              "--no-figures"},
                             tag);
     // kill_after = 0: as soon as the run holds its lock (before its first block).
-    ASSERT_TRUE(wait_for([&] {
-      return kill_after == 0 ? fs::exists(out / ".dpx.lock") : count_blocks(out) >= kill_after;
-    }));
+    ASSERT_TRUE(wait_for(
+        [&] {
+          return kill_after == 0 ? fs::exists(out / ".dpx.lock") : count_blocks(out) >= kill_after;
+        },
+        pid));
     kill(pid, SIGKILL);
     const int code = wait_exit(pid);
     EXPECT_TRUE(code == 128 + SIGKILL || code == 0) << code;
@@ -197,7 +193,7 @@ TEST_F(Faults, SecondRunIntoABusyDirectoryExits2) {
   const pid_t pid =
       spawn({"run", "synthetic_slow", "--threads", "1", "--out", "busy", "--quiet", "--no-figures"},
             "first");
-  ASSERT_TRUE(wait_for([&] { return count_blocks(dir_ / "busy") >= 1; }));
+  ASSERT_TRUE(wait_for([&] { return count_blocks(dir_ / "busy") >= 1; }, pid));
   const auto second = dpx({"run", "synthetic_slow", "--out", "busy", "--quiet", "--no-figures"});
   EXPECT_EQ(second.code, 2) << second.err;
   EXPECT_NE(second.err.find("is being written by another dpx process"), std::string::npos)

@@ -2,7 +2,7 @@
 // leaks or corrupts"): every command-line defect found on f180f52, then several hundred generated
 // bad inputs (blank, overflowing, NaN/inf, negative, huge, garbage bytes, unknown flags) for the
 // flags of every subcommand. Every run must:
-//   * finish before its time limit (a generous hang detector, not a speed assertion),
+//   * finish within its CPU-time limit (a generous hang detector, not a speed assertion),
 //   * exit 0, 1 or 2 (no crash or signal); the bad inputs must exit 2 (no silent acceptance),
 //   * on error print exactly one line to stderr, of bounded length,
 //   * never print the planted private value 123-45-6789 that the CSV inputs contain,

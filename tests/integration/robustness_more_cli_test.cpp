@@ -237,6 +237,32 @@ TEST_F(RobustnessCli, ExtremeWellFormedValuesGiveAnAnswerOrExit2) {
   std::cout << "extreme values: " << runs_ << " invocations\n";
 }
 
+// A subnormal sampling rate took 10-18 s of CPU (and so could exceed a wall-clock limit on a
+// loaded machine): 1/q overflowed in the fractional-order RDP series. Now it answers like
+// q = 1e-300; the bound is on the child's CPU time (getrusage), never on wall time.
+TEST_F(RobustnessCli, SubnormalSamplingRateAnswersWithinACpuBudget) {
+  for (const char* q : {"4.9e-324", "1e-310", "1e-300", "1e-200"}) {
+    const auto o = check({"calibrate",
+                          "--mechanism",
+                          "gaussian",
+                          "--epsilon",
+                          "1",
+                          "--delta",
+                          "1e-5",
+                          "--method",
+                          "rdp",
+                          "--steps",
+                          "10",
+                          "--sampling-rate",
+                          q},
+                         0);
+    EXPECT_LT(o.cpu_seconds, 2.0) << q;  // generous: about 0.05 s of CPU
+    const auto j = nlohmann::json::parse(o.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << o.out;
+    EXPECT_LE(j["achieved"]["epsilon"].get<double>(), 1.0) << o.out;
+  }
+}
+
 // ---- every accounting method against extreme mechanisms ------------------------------------
 TEST_F(RobustnessCli, EveryAccountingMethodOnExtremeMechanisms) {
   const std::vector<args_t> mechanisms = {
@@ -273,7 +299,7 @@ TEST_F(RobustnessCli, EveryAccountingMethodOnExtremeMechanisms) {
 // (about 8 T 2^-64) and a count-fold composition whose window exceeds max_grid_points are
 // refused naming the parameter (exit 2); epsilon queries truncate at most delta / 1000 of the
 // tails (so delta 1e-16 gets a finite, converged answer instead of +inf after six useless
-// refinements). The run-time limit of check() (kLimit) is the hang detector.
+// refinements). The CPU-time limit of check() (kLimit) is the hang detector.
 TEST_F(RobustnessCli, KnownPldHangs) {
   // calibrate's "achieved" re-accounting at delta 1e-30 / 1e-308, or 10^12 steps: an answer.
   for (const char* d : {"1e-30", "1e-308"}) {
@@ -341,20 +367,23 @@ TEST_F(RobustnessCli, KnownPldHangs) {
              "pld"},
             "delta");
   }
-  refused({"account",
-           "--mechanism",
-           "gaussian",
-           "--noise-multiplier",
-           "1",
-           "--sampling-rate",
-           "1e-300",
-           "--steps",
-           "9223372036854775807",
-           "--delta",
-           "0.5",
-           "--method",
-           "pld"},
-          "delta");
+  args_t most_steps = {"account",
+                       "--mechanism",
+                       "gaussian",
+                       "--noise-multiplier",
+                       "1",
+                       "--sampling-rate",
+                       "0.1",
+                       "--steps",
+                       "9223372036854775807",
+                       "--delta",
+                       "0.5",
+                       "--method",
+                       "pld"};
+  refused(most_steps, "delta");
+  // At rate 1e-300 sampling alone makes those steps (0, 9.3e-282)-DP: epsilon 0, exactly.
+  const auto rare = check(with(most_steps, "--sampling-rate", "1e-300"), 0);
+  EXPECT_NE(rare.out.find("\"epsilon\":0.0"), std::string::npos) << rare.out;
   for (const char* q : {"--delta", "--epsilon"}) {
     refused({"account",
              "--mechanism",

@@ -13,7 +13,6 @@
 #include <fstream>
 #include <iostream>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -183,11 +182,9 @@ TEST_F(RobustnessCli, InterruptedRunsWithDamagedBlocksResumeToTheUndisturbedResu
     args_t argv{DPX_EXE};
     argv.insert(argv.end(), a.begin(), a.end());
     const pid_t pid = dpx::test::spawn(argv, dir_, dir_ / "o.txt", dir_ / "e.txt");
-    for (int i = 0; i < 2000 && !fs::exists(dir_ / out / "cells"); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
+    dpx::test::wait_until([&] { return fs::exists(dir_ / out / "cells"); }, pid);
     kill(pid, SIGINT);
-    const int code = dpx::test::wait_exit_bounded(pid, std::chrono::milliseconds(60000));
+    const int code = dpx::test::wait_exit_bounded(pid, 60);
     EXPECT_TRUE(code == 0 || code == 1 || code == 128 + SIGINT) << code;
     std::vector<fs::path> c2;
     for (std::size_t i = 0; i < 2; ++i) {

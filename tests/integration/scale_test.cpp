@@ -12,12 +12,10 @@
 // - collect with blocks missing writes partial results and exits 1.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -152,10 +150,7 @@ TEST_F(Scale, KilledShardResumesWithoutLosingBlocks) {
             dir_,
             dir_ / "k_out.txt",
             dir_ / "k_err.txt");
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (count_blocks(dir_ / "k") == 0 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  dpx::test::wait_until([&] { return count_blocks(dir_ / "k") > 0; }, pid);
   kill(pid, SIGKILL);
   EXPECT_EQ(wait_exit(pid), 128 + SIGKILL);
   const std::size_t saved = count_blocks(dir_ / "k");

@@ -39,10 +39,12 @@ double log_a_int(double alpha, double q, double s) {
 /// log A_alpha for fractional alpha [MTZ19, Sec 3.3]: A = A0 + A1 split at
 /// z0 = s^2 log(1/q - 1) + 1/2, each an infinite binomial series whose coefficients
 /// C(alpha, i) change sign for i > alpha; the signs are kept (log-space add / subtract).
+/// log(1/q - 1) is taken as log(1 - q) - log q: 1/q overflows for q < 1/DBL_MAX (subnormal q),
+/// and z0 = inf would turn A0 into the full, divergent series.
 double log_a_frac(double alpha, double q, double s) {
   double log_a0 = -inf, log_a1 = -inf;
-  const double z0 = s * s * std::log(1.0 / q - 1.0) + 0.5;
   const double lq = std::log(q), l1q = std::log1p(-q);
+  const double z0 = s * s * (l1q - lq) + 0.5;
   const double sqrt2s = std::sqrt(2.0) * s;
   const double inv2s2 = 1.0 / (2.0 * s * s);
   double log_abs_coef = 0.0;  // log |C(alpha, 0)| = 0
