@@ -25,7 +25,9 @@
 //    the error itself the statistic (D always answers, D' never: bound 5.2 at 2000 trials);
 //    projecting the row onto ||x|| <= R makes the two sides identical in law. Second pair:
 //    canary at (+5, 0) vs (-5, 0), both outside, projected to (+-1, 0), a genuine neighbouring
-//    pair of the (eps, delta) analysis: the bound stays <= eps.
+//    pair of the (eps, delta) analysis: the bound stays <= eps (a validity check without power
+//    at this size: the two canaries move b's law by 2 zeta / sigma = 0.14 standard deviations,
+//    so 2000 trials see nothing; the power for this solver is the in-vs-out pair's, 5.24).
 //  * DP Frank–Wolfe, coordinate_bound mode (L_inf = 1, clip_norm 0), least squares, d = 1, n =
 //    10, radius r = 1, one selection at fixed eps0 = 1 (claim: one exponential_mechanism_event,
 //    eps = 1): base rows x = 1, y = 0 (gradient 0 at theta = 0) and a canary x = 1 with y = -100
