@@ -243,6 +243,10 @@ class OnlineKernelRegression:
     """Online kernel regression (Nie & Wang 2017; docs/theory/online-kernel.md):
 f_{t+1} = f_t - eta_t [(f_t(x_t) - y_t) K_{x_t} + lambda_t f_t], eta_t = (t + t0)^-theta,
 lambda_t = (t + t0)^-(1 - theta), responses clamped to [-M, M] (M = output_bound).
+kernel="linear" / "polynomial": kappa comes from the public input_bound B, so training inputs
+with ||x|| > B are projected onto the ball ||x|| <= B (no row is refused or counted) and
+predict_private refuses (ValueError) a query point with ||x|| > B; release_function accepts any
+points. kernel="gaussian" has kappa = 1 everywhere and uses no input bound.
 
 privacy="per_query": predict_private(x) = f_t(x) + Lap(C_t / epsilon) (one answer is
 epsilon-DP under replace-one; every answer is a new event). privacy="function_release":

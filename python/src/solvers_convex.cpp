@@ -311,8 +311,9 @@ steps x <- (1 - mu) x + mu v, mu = 2 / (t + 2), v the vertex +-radius e_j minimi
 (nonprivate) or chosen by the exponential mechanism (private_selection=True).
 
 Private selection: utility sensitivity 2 r G / n (replace-one) or r G / n_bar (add/remove, the
-PUBLIC public_size) with per-example gradients clipped to clip_norm = G, or with the exact
-gradient under the DOMAIN assumption coordinate_bound >= sup ||grad l||_inf (clip_norm = 0).
+PUBLIC public_size) with per-example gradients clipped to clip_norm = G, or (clip_norm = 0)
+with every per-example gradient's coordinates clamped to [-coordinate_bound, coordinate_bound]
+(G = coordinate_bound in L_inf; exact for records inside the bound, none refused).
 Per-step eps0: "tight" (zCDP of bounded-range selections), "paper" (advanced composition) or
 "fixed" (step_epsilon). Events: one ExponentialMechanismDpEvent per iteration. Research-grade
 noise only: a private run needs noise_kind="research_grade".
@@ -333,7 +334,8 @@ None) unless nonprivate_diagnostics=True (docs/cli.md, "Output contract").)doc";
 constexpr const char* obj_doc = R"doc(Objective perturbation for logistic regression (Chaudhuri,
 Monteleoni & Sarwate 2011, Alg. 2; Kifer, Smith & Thakurta 2012, Thm. 2; docs/solvers.md):
 minimise (1/m)[sum_i l_i + b^T theta] + (lambda'/2)||theta||^2 with b ~ N(0, sigma^2 I),
-lambda' = max(regularization, lambda_min), rows checked against the PUBLIC row_norm_bound;
+lambda' = max(regularization, lambda_min), rows with norm above the PUBLIC row_norm_bound
+projected onto it (no row is refused; the count is not released);
 the inexact minimiser is paid for by a small Gaussian output release (Iyengar et al. 2019) with
 approx_fraction of (epsilon, delta). Events: EpsilonDeltaDpEvent(eps_1, delta_1) and one
 GaussianDpEvent. Research-grade noise only: needs noise_kind="research_grade".

@@ -173,9 +173,13 @@ def test_online_kernel_linear_closed_form():
     # Linear kernel: f_t(x) = w_t . x with w_{t+1} = w_t - eta_t ((w_t . x_t - y_t) x_t +
     # lambda_t w_t), eta_t = (t + t0)^-theta, lambda_t = (t + t0)^-(1 - theta) (Nie & Wang 2017),
     # t0 = (kappa^2 + 1)^(1/theta) with kappa = input bound = 1.
+    # Inputs outside the public input_bound = 1 are projected onto the unit ball (kappa rests on
+    # it): the recursion runs on X / max(1, ||x||).
     rng = np.random.default_rng(7)
     X = rng.normal(size=(300, 2)) / 2
     y = np.clip(X @ np.array([0.6, -0.3]) + 0.1 * rng.normal(size=300), -1, 1)
+    assert np.linalg.norm(X, axis=1).max() > 1  # some rows are projected
+    Xp = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1.0)
     k = dpx.solvers.OnlineKernelRegression(2, kernel="linear", privacy="per_query", epsilon=0.5)
     k.fit(X, y)
     theta, t0 = 0.75, 2 ** (1 / 0.75)
@@ -183,18 +187,23 @@ def test_online_kernel_linear_closed_form():
     w = np.zeros(2)
     for t in range(300):
         e, l = (t + t0) ** -theta, (t + t0) ** -(1 - theta)
-        w = w - e * ((w @ X[t] - y[t]) * X[t] + l * w)
+        w = w - e * ((w @ Xp[t] - y[t]) * Xp[t] + l * w)
     np.testing.assert_allclose(k.predict(X[:5]), X[:5] @ w, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(k.centres, Xp, rtol=1e-15, atol=1e-15)
+    # A private query outside the bound is refused (query points are public), naming x.
+    with pytest.raises(ValueError, match="input_bound"):
+        k.predict_private(np.array([0.8, 0.7]), dpx.Philox(1))
+    assert k.privacy_events == []
     # C_t = 2 kappa^2 (kappa^2 + 1) M / (t - 1 + t0)^(2 theta - 1) (paper eq. (17)).
     assert k.sup_sensitivity == pytest.approx(4 / (299 + t0) ** 0.5, rel=1e-12)
-    v = k.predict_private(X[0], dpx.Philox(1))
-    assert v != k.predict(X[0])
+    v = k.predict_private(Xp[0], dpx.Philox(1))
+    assert v != k.predict(Xp[0])
     # float-safe by default: the grid release is exactly epsilon-DP (docs/solvers.md, "Noise kind").
     assert k.privacy_events == [(A.PureDpEvent(0.5), 1)]
     kr = dpx.solvers.OnlineKernelRegression(2, kernel="linear", privacy="per_query", epsilon=0.5,
                                             noise_kind="research_grade")
     kr.fit(X, y)
-    assert kr.predict_private(X[0], dpx.Philox(1)) != v
+    assert kr.predict_private(Xp[0], dpx.Philox(1)) != v
     assert kr.privacy_events == [(A.LaplaceDpEvent(1 / 0.5), 1)]
     with pytest.raises(ValueError, match="noise"):
         dpx.solvers.OnlineKernelRegression(2, noise_kind="exact")

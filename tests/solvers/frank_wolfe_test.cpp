@@ -9,10 +9,14 @@
 //  * Utility sensitivity: 2 r G / n (replace-one), r G / n_bar (add/remove).
 //  * Selection law (chi-square, fixed seeds, FPR 1e-3): with T = 1 from 0 the output is the
 //    selected vertex, whose frequencies over 20000 seeds match softmax(eps0 u / (2 Delta_u))
-//    computed from the exact gradient.
+//    computed from the per-example gradients clamped to coordinate_bound by hand (some are).
+//  * coordinate_bound mode: every per-example gradient is clamped to the public L_inf bound
+//    before averaging; a record whose gradient is (-10, -0.1, 10) gives, draw for draw over 200
+//    seeds, the release of one whose gradient is (-1, -0.1, 1) (the clamp done by hand).
 //  * Bad options rejected naming the field.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <variant>
 #include <vector>
@@ -123,6 +127,41 @@ TEST(FrankWolfe, UtilitySensitivityClosedForm) {
   EXPECT_DOUBLE_EQ(frank_wolfe_utility_sensitivity(o, 100), 3.0 * 0.1 / 400.0);
 }
 
+TEST(FrankWolfe, CoordinateBoundClampsPerExampleGradients) {
+  // Least squares at theta = 0: grad l_i = -y_i x_i. A record with gradient (-10, -0.1, 10)
+  // outside the public L_inf bound 1 must act exactly like one with gradient (-1, -0.1, 1):
+  // one private selection, the same seed, the same output.
+  const std::size_t n = 20, d = 3;
+  std::vector<double> x_far(n * d), x_near, y(n);
+  for (std::size_t i = 0; i < n; ++i) {  // |y_i x_ij| <= 0.15: inside the bound
+    y[i] = 0.5 * std::cos(double(i));
+    for (std::size_t j = 0; j < d; ++j) x_far[i * d + j] = 0.3 * std::sin(double(i + 2 * j));
+  }
+  x_near = x_far;
+  const double far[3] = {10.0, 0.1, -10.0}, near[3] = {1.0, 0.1, -1.0};
+  for (std::size_t j = 0; j < d; ++j) {
+    x_far[j] = far[j];
+    x_near[j] = near[j];
+  }
+  y[0] = 1.0;
+  const losses::glm_loss lf(losses::glm_kind::least_squares, {x_far, y, n, d});
+  const losses::glm_loss ln(losses::glm_kind::least_squares, {x_near, y, n, d});
+  frank_wolfe_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;
+  o.iterations = 1;
+  o.private_selection = true;
+  o.coordinate_bound = 1.0;
+  o.calibration = noise_calibration::fixed;
+  o.step_epsilon = 2.0;
+  o.trace.enabled = false;
+  const std::vector<double> zero(d, 0.0);
+  for (std::uint64_t rep = 0; rep < 200; ++rep) {
+    auto g1 = rng::stream(78, 0, rep, rng::purpose::noise);
+    auto g2 = rng::stream(78, 0, rep, rng::purpose::noise);
+    ASSERT_EQ(frank_wolfe(lf, zero, o, g1).x, frank_wolfe(ln, zero, o, g2).x) << rep;
+  }
+}
+
 TEST(FrankWolfe, FirstSelectionFollowsExponentialMechanismLaw) {
   const std::size_t n = 50, d = 3;
   const auto s = testing::make_design(n, d, 2, 0.0, 0.5, 13);
@@ -133,14 +172,21 @@ TEST(FrankWolfe, FirstSelectionFollowsExponentialMechanismLaw) {
   o.iterations = 1;
   o.radius = 2.0;
   o.private_selection = true;
-  o.coordinate_bound = 5.0;  // exact gradient (domain bound) path
+  o.coordinate_bound = 5.0;  // per-example gradients clamped to [-5, 5] coordinate-wise
   o.calibration = noise_calibration::fixed;
   o.step_epsilon = 0.5;
   o.trace.enabled = false;
-  // Independent law: exact gradient at 0 is -X^T y / n; u(+r e_j) = -r g_j, u(-r e_j) = r g_j.
+  // Independent law: the per-example gradients at 0 are -y_i x_i; their coordinates clamped to
+  // [-5, 5] and averaged give g; u(+r e_j) = -r g_j, u(-r e_j) = r g_j.
   std::vector<double> grad(d, 0.0);
+  int clamped = 0;
   for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < d; ++j) grad[j] -= s.x[i * d + j] * s.y[i] / double(n);
+    for (std::size_t j = 0; j < d; ++j) {
+      const double gij = -s.x[i * d + j] * s.y[i];
+      clamped += std::fabs(gij) > o.coordinate_bound;
+      grad[j] += std::clamp(gij, -o.coordinate_bound, o.coordinate_bound) / double(n);
+    }
+  EXPECT_GT(clamped, 0);  // the design exercises the clamp
   const double du = 2.0 * o.radius * o.coordinate_bound / double(n);
   std::vector<double> p(2 * d);
   double z = 0;

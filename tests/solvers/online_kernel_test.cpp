@@ -9,6 +9,11 @@
 //  * research_grade per_query: one laplace_event{1/epsilon} per answer; function_release: one
 //    gaussian_event{sqrt(2 log(2/delta))/epsilon} per release, values at every point (the
 //    float-safe default: online_kernel_noise_test.cpp).
+//  * Public input bound (linear, polynomial): a training x outside ||x|| <= input_bound is
+//    projected onto the ball (the stored centre and the closed-form linear predictor match a
+//    direct computation on x * min(1, B / ||x||)); a per_query point outside the ball is refused
+//    naming x, one on the boundary is answered; release_function accepts any points; the
+//    Gaussian kernel (kappa = 1 everywhere) neither projects nor refuses.
 //  * Bad options rejected naming the field.
 #include <gtest/gtest.h>
 
@@ -122,6 +127,56 @@ TEST(OnlineKernel, PrivateReleasesEmitEvents) {
   EXPECT_DOUBLE_EQ(std::get<core::gaussian_event>(h.privacy_events()[0]).noise_multiplier,
                    std::sqrt(2 * std::log(2 / 1e-5)) / 0.5);
   EXPECT_THROW(h.predict_private(x, g), core::invalid_argument_error);
+}
+
+TEST(OnlineKernel, InputBoundProjectsTrainingPointsAndRefusesOutsideQueries) {
+  online_kernel_options o;
+  o.privacy = kernel_privacy::per_query;
+  o.input_bound = 2.0;
+  const kernel poly{kernel_kind::polynomial, 1.0, 2, 1.0};
+  for (const kernel& k : {kernel{kernel_kind::linear}, poly}) {
+    online_kernel_regression f(k, 2, o);
+    const std::vector<double> far{3.0, 4.0}, inside{0.6, -0.8};
+    f.update(far, 0.5);     // ||x|| = 5 > 2: projected to (1.2, 1.6)
+    f.update(inside, 0.3);  // inside: kept as given
+    const std::vector<double> want{1.2, 1.6, 0.6, -0.8};
+    ASSERT_EQ(f.centres().size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(f.centres()[i], want[i], 1e-15);
+    if (k.kind == kernel_kind::linear) {
+      // Closed form on the projected inputs: w_1 = eta_0 y_1 x~_1; w_2 = (1 - eta_1 lambda_1)
+      // w_1 - eta_1 (w_1 . x_2 - y_2) x_2.
+      const double e0 = f.eta(0), e1 = f.eta(1), l1 = f.lambda(1);
+      const double w1[2] = {e0 * 0.5 * 1.2, e0 * 0.5 * 1.6};
+      const double r = w1[0] * 0.6 - w1[1] * 0.8 - 0.3;
+      const double w2[2] = {(1 - e1 * l1) * w1[0] - e1 * r * 0.6,
+                            (1 - e1 * l1) * w1[1] + e1 * r * 0.8};
+      const std::vector<double> q{1.0, 0.5};
+      EXPECT_NEAR(f.predict(q), w2[0] * 1.0 + w2[1] * 0.5, 1e-14);
+    }
+    auto g = rng::stream(3, 0, 0, rng::purpose::noise);
+    const std::vector<double> boundary{1.2, -1.6}, outside{1.2, 1.61};
+    EXPECT_NO_THROW(f.predict_private(boundary, g));
+    try {
+      f.predict_private(outside, g);
+      ADD_FAILURE() << "a query point outside the input bound was answered";
+    } catch (const core::invalid_argument_error& e) {
+      EXPECT_EQ(e.parameter(), "x");
+    }
+    EXPECT_EQ(f.privacy_events().size(), 1u);  // the refused query released nothing
+    online_kernel_options fo = o;
+    fo.privacy = kernel_privacy::function_release;
+    online_kernel_regression h(k, 2, fo);
+    h.update(far, 0.5);
+    const std::vector<double> pts{10.0, -7.0, 0.1, 0.2};
+    EXPECT_EQ(h.release_function(pts, g).size(), 2u);
+  }
+  // Gaussian kernel: kappa = 1 on all of R^p, the bound is not used.
+  online_kernel_regression f(kernel{}, 2, o);
+  const std::vector<double> far{3.0, 4.0};
+  f.update(far, 0.5);
+  EXPECT_EQ(f.centres(), far);
+  auto g = rng::stream(4, 0, 0, rng::purpose::noise);
+  EXPECT_NO_THROW(f.predict_private(far, g));
 }
 
 TEST(OnlineKernelOptions, BadFieldsNamed) {

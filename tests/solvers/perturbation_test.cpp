@@ -10,7 +10,10 @@
 //    eps_J + x^2/2 + x t = eps_1, lambda' raised to beta / (m (e^{eps_1/2} - 1)).
 //  * Noise level (fixed seeds; FPR ~1e-6): (released - minimiser)^2 / sigma^2 averages 1 within
 //    5 standard errors over 2000 x 5 coordinates.
-//  * Events; objective perturbation rejects non-logistic losses and rows above the bound.
+//  * Events; objective perturbation rejects non-logistic losses.
+//  * Rows above the public bound R are projected, not refused: the release on data with rows
+//    beyond R equals, draw for draw, the release on the same data with those rows scaled to
+//    norm R by hand (and rows inside R are left alone).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -167,6 +170,39 @@ TEST(ObjectivePerturbation, CalibrationClosedForm) {
   }
 }
 
+TEST(ObjectivePerturbation, RowsAboveTheBoundAreProjected) {
+  const std::size_t n = 50, d = 3;
+  const auto s = unit_rows(n, d, 25);
+  std::vector<double> wide(s.x), projected(s.x);
+  const double r_bound = 0.5;
+  for (std::size_t i = 0; i < n; ++i) {
+    double ss = 0;
+    for (std::size_t j = 0; j < d; ++j) ss += s.x[i * d + j] * s.x[i * d + j];
+    // Rows 3k + 1 strictly inside the ball (left alone); the others (norm 1 or 7) outside it.
+    const double w = i % 3 == 1 ? 0.3 : (i % 3 == 0 ? 7.0 : 1.0);
+    for (std::size_t j = 0; j < d; ++j) {
+      wide[i * d + j] = w * s.x[i * d + j];
+      projected[i * d + j] =
+          i % 3 == 1 ? wide[i * d + j] : r_bound * s.x[i * d + j] / std::sqrt(ss);
+    }
+  }
+  objective_perturbation_options o;
+  o.noise_kind = mechanisms::noise_kind::research_grade;
+  o.row_norm_bound = r_bound;
+  const losses::glm_loss lw(losses::glm_kind::logistic, {wide, s.y, n, d});
+  const losses::glm_loss lp(losses::glm_kind::logistic, {projected, s.y, n, d});
+  ASSERT_GT(lw.max_row_norm(), 3 * r_bound);
+  auto g1 = rng::stream(9, 0, 0, rng::purpose::noise);
+  auto g2 = rng::stream(9, 0, 0, rng::purpose::noise);
+  const auto a = objective_perturbation(lw, o, g1);
+  const auto b = objective_perturbation(lp, o, g2);
+  ASSERT_EQ(a.status, termination::converged);
+  ASSERT_EQ(b.status, termination::converged);
+  ASSERT_EQ(a.x.size(), d);
+  for (std::size_t j = 0; j < d; ++j) EXPECT_NEAR(a.x[j], b.x[j], 1e-12) << j;
+  EXPECT_EQ(a.privacy_events.size(), 2u);
+}
+
 TEST(ObjectivePerturbation, EventsAndRejections) {
   const std::size_t n = 200, d = 4;
   const auto s = unit_rows(n, d, 24);
@@ -182,8 +218,6 @@ TEST(ObjectivePerturbation, EventsAndRejections) {
   EXPECT_EQ(std::get<core::approx_dp_event>(r.privacy_events[0]).epsilon, cal.epsilon_main);
   const losses::glm_loss ls(losses::glm_kind::least_squares, {s.x, s.y, n, d});
   EXPECT_THROW(objective_perturbation(ls, o, g), core::invalid_argument_error);
-  o.row_norm_bound = 0.5;
-  EXPECT_THROW(objective_perturbation(loss, o, g), core::invalid_argument_error);
   o.row_norm_bound = 1;
   o.approx_fraction = 1.5;
   EXPECT_THROW(objective_perturbation(loss, o, g), core::invalid_argument_error);

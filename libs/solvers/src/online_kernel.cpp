@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "dpx/core/error.hpp"
+#include "dpx/prox/prox.hpp"
 
 namespace dpx::solvers {
 
@@ -122,6 +123,14 @@ void online_kernel_regression::update(std::span<const double> x, double y) {
   core::check_finite_span(fn, "x", x);
   core::check_finite(fn, "y", y);
   y = std::clamp(y, -o_.output_bound, o_.output_bound);
+  // kappa (and with it C_t, D_t) assumes ||x|| <= input_bound: project, so it holds for every
+  // record (no record is refused, and how many were projected is not kept).
+  std::vector<double> xb;
+  if (bounded_inputs()) {
+    xb.resize(p_);
+    prox::l2_ball(o_.input_bound).apply(x, 1.0, xb);
+    x = xb;
+  }
   const double e = eta(t_), l = lambda(t_);
   const double residual = predict(x) - y;
   scale_ *= 1.0 - e * l;
@@ -149,6 +158,21 @@ double online_kernel_regression::predict(std::span<const double> x) const {
       s += a_[i] * k_(std::span<const double>(x_.data() + i * p_, p_), x);
   }
   return scale_ * s;
+}
+
+void online_kernel_regression::check_query(const char* fn, std::span<const double> x) const {
+  core::check_size(fn, "x", x.size(), p_);
+  core::check_finite_span(fn, "x", x);
+  if (!bounded_inputs()) return;
+  double ss = 0;
+  for (double v : x) ss += v * v;
+  // |f(q)| <= sqrt(K(q, q)) ||f||_H <= kappa ||f||_H, which C_t rests on, needs ||q|| <= B.
+  if (std::sqrt(ss) > o_.input_bound)
+    core::throw_invalid(fn,
+                        "x",
+                        std::sqrt(ss),
+                        "a private query point must satisfy ||x|| <= input_bound (the public "
+                        "bound kappa and the sensitivity C_t rest on)");
 }
 
 double online_kernel_regression::sup_sensitivity() const noexcept {

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "dpx/core/error.hpp"
+#include "dpx/prox/prox.hpp"
 
 namespace dpx::solvers {
 
@@ -222,18 +224,32 @@ solve_result objective_perturbation_minimiser(const losses::glm_loss& loss,
                         "objective perturbation needs a twice-differentiable Lipschitz loss: "
                         "logistic");
   core::check_size(fn, "b", b.size(), loss.dimension());
-  if (loss.max_row_norm() > o.row_norm_bound * (1 + 1e-12))
-    core::throw_invalid(fn,
-                        "row_norm_bound",
-                        o.row_norm_bound,
-                        "a row of the data exceeds the public norm bound (scale or clip rows)");
+  // zeta = R and beta = R^2 / 4 bound every row's gradient and Hessian only for ||x_i|| <= R:
+  // rows beyond it are projected onto that ball (x_i * R / ||x_i||), so the analysis holds for
+  // every dataset. Refusing such a row instead would make whether the call errors depend on one
+  // record. Copying only when some row exceeds R changes no output (the projection is the
+  // identity otherwise); how many rows were projected is not released.
+  std::vector<double> projected;
+  std::optional<losses::glm_loss> projected_loss;
+  if (loss.max_row_norm() > o.row_norm_bound) {
+    const auto& v = loss.data();
+    projected.assign(v.x.begin(), v.x.end());
+    const prox::l2_ball ball(o.row_norm_bound);
+    for (std::size_t i = 0; i < v.rows; ++i) {
+      const std::span<double> row(projected.data() + i * v.cols, v.cols);
+      ball.apply(row, 1.0, row);
+    }
+    projected_loss.emplace(
+        loss.kind(), losses::dataset_view{projected, v.y, v.rows, v.cols}, loss.parameter());
+  }
+  const losses::glm_loss& data_loss = projected_loss ? *projected_loss : loss;
   detail::stopwatch clock;
   const std::size_t n = loss.size();
   const double m = normaliser(o.relation, o.public_size, n);
   std::vector<double> x(loss.dimension(), 0.0);
   const auto s = detail::minimise_strongly_convex(
       [&](std::span<const double> th, std::span<double> g) {
-        loss.value_and_gradient(th, g);  // mean gradient; (1/m) sum = mean * n / m
+        data_loss.value_and_gradient(th, g);  // mean gradient; (1/m) sum = mean * n / m
         if (o.relation == core::neighbouring::add_remove)
           detail::apply_public_normaliser(g, n, o.public_size);
         for (std::size_t j = 0; j < g.size(); ++j) g[j] += b[j] / m + cal.regularization * th[j];

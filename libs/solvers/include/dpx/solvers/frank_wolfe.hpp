@@ -23,11 +23,13 @@
 ///      L_inf norm is <= G); replace-one: g = clipped mean, n public, Delta_u = 2 r G / n;
 ///      add/remove: g = (sum of clipped gradients) / n_bar for the PUBLIC normaliser n_bar =
 ///      public_size, Delta_u = r G / n_bar;
-///    - coordinate_bound (L_inf > 0, clip_norm = 0): the exact gradient, under the DOMAIN
-///      assumption sup_z ||grad l(theta; z)||_inf <= L_inf for every record z of the data domain
-///      and theta in C (TTZ15's L_1-Lipschitz constant: Lipschitz w.r.t. the L1 norm). The solver
-///      cannot check a domain; the guarantee is void for records outside it. replace-one:
-///      2 r L_inf / n; add/remove: r L_inf / n_bar.
+///    - coordinate_bound (L_inf > 0, clip_norm = 0): TTZ15's bound sup_z ||grad l(theta; z)||_inf
+///      <= L_inf (the L_1-Lipschitz constant: Lipschitz w.r.t. the L1 norm). The private
+///      selection makes it hold for every record: each per-example gradient is projected onto
+///      the L_inf ball (coordinates clamped to [-L_inf, L_inf]) before averaging, so records
+///      inside the bound give the exact gradient and no record is refused; the number of
+///      clamped gradients is not released. Needs per-example gradients (example_gradient, as
+///      glm_loss has). replace-one: 2 r L_inf / n; add/remove: r L_inf / n_bar.
 ///  * Each selection is the exponential mechanism with per-step eps0 (P(v) prop. to
 ///    exp(eps0 u(v) / (2 Delta_u))): eps0-DP (McSherry & Talwar 2007) and eps0-bounded-range,
 ///    hence (eps0^2 / 8)-zCDP (Cesar & Rogers 2021, Lemma 3.2). Events: one
@@ -67,8 +69,8 @@ struct frank_wolfe_options {
   bool private_selection = false;  ///< true: exponential mechanism (needs the privacy fields)
   /// Per-example L2 clipping norm G (> 0 for the clipping sensitivity); 0 = exact gradients.
   double clip_norm = 0.0;
-  /// Public L_inf bound on per-example gradients over the data domain (used only when
-  /// clip_norm == 0; see the file comment: a domain assumption).
+  /// Public L_inf bound on per-example gradients (used only when clip_norm == 0): with
+  /// private_selection every per-example gradient is clamped to it (see the file comment).
   double coordinate_bound = 0.0;
   core::neighbouring relation = core::neighbouring::replace_one;
   std::size_t public_size = 0;  ///< n_bar (> 0) for add/remove, see the file comment
@@ -101,6 +103,32 @@ solve_result frank_wolfe(const Loss& loss,
 
 // ================================ implementation ==========================================
 
+namespace detail {
+/// A loss whose per-example gradients can be read one at a time.
+template <class L>
+concept per_example_loss = clippable_loss<L> &&
+    requires(const L& l, std::span<const double> theta, std::size_t i, std::span<double> out) {
+  l.example_gradient(theta, i, out);
+};
+
+/// (1/n) sum_i clamp(grad l_i(theta), -b, b) coordinate-wise: the per-example gradients
+/// projected onto the L_inf ball of radius b, so one record moves the mean by <= 2b/n in L_inf.
+template <per_example_loss Loss>
+void coordinate_clamped_gradient(const Loss& loss,
+                                 std::span<const double> theta,
+                                 double b,
+                                 std::span<double> grad,
+                                 std::span<double> scratch) {
+  std::fill(grad.begin(), grad.end(), 0.0);
+  const std::size_t n = loss.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    loss.example_gradient(theta, i, scratch);
+    for (std::size_t j = 0; j < grad.size(); ++j) grad[j] += std::clamp(scratch[j], -b, b);
+  }
+  for (double& v : grad) v /= static_cast<double>(n);
+}
+}  // namespace detail
+
 template <smooth_loss Loss, std::uniform_random_bit_generator G>
 solve_result frank_wolfe(const Loss& loss,
                          std::span<const double> x0,
@@ -121,6 +149,14 @@ solve_result frank_wolfe(const Loss& loss,
     core::throw_invalid(fn, "loss", 0.0, "clipping and private selection need a clippable loss");
   const bool priv = options.private_selection;
   if (priv) detail::require_research_grade(fn, options.noise_kind);
+  const bool clamp_coordinates = priv && !(options.clip_norm > 0);
+  if constexpr (!detail::per_example_loss<Loss>) {
+    if (clamp_coordinates)
+      core::throw_invalid(fn,
+                          "coordinate_bound",
+                          options.coordinate_bound,
+                          "needs a loss with per-example gradients (example_gradient)");
+  }
   const double eps0 = frank_wolfe_step_epsilon(options);
   const double du = frank_wolfe_utility_sensitivity(options, n);
   detail::stopwatch clock;
@@ -133,10 +169,11 @@ solve_result frank_wolfe(const Loss& loss,
       r.epsilon_target = options.target.epsilon;
       r.delta_target = options.target.delta;
     }
-    r.guarantee = "(epsilon, delta)-DP under " + core::to_string(options.relation) +
-                  (options.clip_norm > 0 ? "" : " (given the L_inf gradient bound of the domain)");
+    r.guarantee =
+        "(epsilon, delta)-DP under " + core::to_string(options.relation) +
+        (options.clip_norm > 0 ? "" : " (per-example gradients clamped to the public L_inf bound)");
   }
-  std::vector<double> x(x0.begin(), x0.end()), g(d), u(2 * d);
+  std::vector<double> x(x0.begin(), x0.end()), g(d), u(2 * d), scratch(d);
   const auto objective = [&] { return loss.value(x); };
   if (options.trace.enabled) detail::record(r, options.trace, clock, 0, std::nan(""), 0, objective);
   std::optional<mechanisms::exponential_mechanism> em;
@@ -146,6 +183,9 @@ solve_result frank_wolfe(const Loss& loss,
     if constexpr (clippable_loss<Loss>) {
       if (options.clip_norm > 0) {
         loss.clipped_gradient(x, options.clip_norm, g);
+      } else if (clamp_coordinates) {
+        if constexpr (detail::per_example_loss<Loss>)
+          detail::coordinate_clamped_gradient(loss, x, options.coordinate_bound, g, scratch);
       } else {
         loss.value_and_gradient(x, g);
       }

@@ -10,6 +10,14 @@
 /// coefficient is -eta_t (f_t(x_t) - y_t) / s, so a step costs t kernel evaluations (for
 /// f_t(x_t)) plus O(1).
 /// Responses are clamped to [-M, M] (the theorem assumes |y| <= M; clamping makes it hold).
+/// PUBLIC INPUT BOUND (linear and polynomial kernels): kappa = sup sqrt(K(x, x)) over
+/// ||x|| <= input_bound, and both sensitivities below rest on it, so update() projects every
+/// training x onto that ball (x * min(1, input_bound / ||x||), the centre stored is the
+/// projected x) and predict_private() refuses a query point outside it (|f(q)| <= sqrt(K(q, q))
+/// ||f||_H exceeds kappa ||f||_H there). Query points are public, so refusing them leaks
+/// nothing; no count of projected rows is kept or released. release_function() accepts any
+/// points: its L2 bound ||L^{-1} g(points)|| <= ||g||_H holds at every point set. The Gaussian
+/// kernel has kappa = 1 on all of R^p: nothing is projected or refused.
 ///
 /// Privacy (replace-one, any position; docs/theory/online-kernel.md): sup-norm sensitivity of f_t
 ///   C_t = 2 kappa^2 (kappa^2 + 1) M / (t - 1 + t0)^{2 theta - 1}   (paper eq. (17)),
@@ -111,20 +119,20 @@ class online_kernel_regression {
   /// input_dim p >= 1.
   online_kernel_regression(kernel k, std::size_t input_dim, online_kernel_options options);
 
-  /// One step with example (x, y) (x of size p, finite; y clamped to [-M, M]).
+  /// One step with example (x, y) (x of size p, finite; linear / polynomial kernels: x
+  /// projected onto ||x|| <= input_bound; y clamped to [-M, M]).
   void update(std::span<const double> x, double y);
   /// f_t(x), nonprivate, O(t).
   double predict(std::span<const double> x) const;
   /// per_query: f_t(x) + Lap(C_t / epsilon) (float_safe: float_safe_laplace's grid release,
   /// appends a pure_dp_event; research_grade: appends a laplace_event). Throws unless
-  /// privacy == per_query.
+  /// privacy == per_query, and (linear / polynomial kernels) when ||x|| > input_bound, naming x.
   template <std::uniform_random_bit_generator G>
   double predict_private(std::span<const double> x, G& g) {
+    const char* fn = "solvers::online_kernel_regression::predict_private";
     if (o_.privacy != kernel_privacy::per_query)
-      core::throw_invalid("solvers::online_kernel_regression::predict_private",
-                          "privacy",
-                          to_string(o_.privacy),
-                          "must be per_query");
+      core::throw_invalid(fn, "privacy", to_string(o_.privacy), "must be per_query");
+    check_query(fn, x);
     const double c = sup_sensitivity();
     const double v = predict(x);
     if (c == 0) return v;  // f_0 = 0 does not depend on the data
@@ -137,8 +145,9 @@ class online_kernel_regression {
     events_.push_back(lap.event());
     return v + lap.sample(g);
   }
-  /// function_release: f_t + c D_t Z at the m points (m x p row-major), Z ~ GP(0, K) (Cholesky
-  /// of the m x m Gram, O(m^3)). research_grade: Z sampled jointly in double precision, appends
+  /// function_release: f_t + c D_t Z at the m points (m x p row-major, any finite values: the
+  /// RKHS-norm sensitivity covers every point set), Z ~ GP(0, K) (Cholesky of the m x m Gram,
+  /// O(m^3)). research_grade: Z sampled jointly in double precision, appends
   /// a gaussian_event; float_safe: the whitened values released by float_safe_gaussian (file
   /// comment), appends a zcdp_event.
   template <std::uniform_random_bit_generator G>
@@ -148,6 +157,7 @@ class online_kernel_regression {
       core::throw_invalid(fn, "privacy", to_string(o_.privacy), "must be function_release");
     if (points.size() % p_ != 0 || points.empty())
       core::throw_invalid(fn, "points", double(points.size()), "must be m * input_dim, m >= 1");
+    core::check_finite_span(fn, "points", points);
     const std::size_t m = points.size() / p_;
     std::vector<double> out(m);
     const double scale = function_noise_multiplier() * rkhs_sensitivity();
@@ -192,6 +202,10 @@ class online_kernel_regression {
   const std::vector<core::privacy_event>& privacy_events() const noexcept { return events_; }
 
  private:
+  /// Whether kappa rests on input_bound (linear, polynomial), so inputs must lie in its ball.
+  bool bounded_inputs() const noexcept { return k_.kind != kernel_kind::gaussian; }
+  /// Throws (naming x) when a private query point lies outside the input ball (bounded kernels).
+  void check_query(const char* function, std::span<const double> x) const;
   /// Lower Cholesky factor L (m x m row-major) of K(points) + jI, j = 1e-10 (a zero pivot,
   /// possible only through rounding, leaves a zero column).
   std::vector<double> cholesky(std::span<const double> points) const;

@@ -23,9 +23,12 @@
 ///
 /// OBJECTIVE PERTURBATION (logistic loss only: the proof needs f twice differentiable with
 /// |f'| <= 1, 0 <= f'' <= 1/4, which logistic regression has; least squares is not Lipschitz and
-/// Huber / smoothed hinge are not twice differentiable). Public row-norm bound ||x_i|| <= R (the
-/// data are checked against it): zeta = R bounds ||grad l_i||, beta = R^2 / 4 bounds the one
-/// nonzero eigenvalue of the rank-one Hessian. Draw b ~ N(0, sigma^2 I) and solve
+/// Huber / smoothed hinge are not twice differentiable). Public row-norm bound ||x_i|| <= R: zeta =
+/// R bounds ||grad l_i||, beta = R^2 / 4 bounds the one nonzero eigenvalue of the rank-one
+/// Hessian. Rows with ||x_i|| > R are projected onto that ball inside the solver (x_i R /
+/// ||x_i||), so the bound holds for every dataset; no row is refused (an error that depends on
+/// one record would leak it) and the number of projected rows is not released. Draw b ~ N(0,
+/// sigma^2 I) and solve
 ///   theta* = argmin (1/m) [sum_i l_i(theta) + b^T theta] + (lambda'/2) ||theta||^2.
 /// Privacy loss at a given output (change of variables b <-> theta, as in CMS11 Thm. 9 and
 /// KST12 Thm. 2): a Jacobian term |ln det ratio| <= ln(1 + beta / (m lambda')) = eps_J (matrix
@@ -117,7 +120,7 @@ perturbation_calibration output_perturbation_calibrate(const output_perturbation
 /// Options of objective_perturbation(). Defaults valid.
 struct objective_perturbation_options {
   double regularization = 0.1;  ///< lambda > 0 (raised to lambda_min when smaller)
-  double row_norm_bound = 1.0;  ///< public R >= max_i ||x_i|| (checked), > 0
+  double row_norm_bound = 1.0;  ///< public R > 0; rows with ||x_i|| > R are projected onto it
   core::neighbouring relation = core::neighbouring::replace_one;
   std::size_t public_size = 0;            ///< n_bar (> 0) for add/remove
   core::epsilon_delta target{1.0, 1e-6};  ///< epsilon > 0, delta in (0, 1)
@@ -189,7 +192,8 @@ solve_result output_perturbation(const losses::glm_loss& loss,
 }
 
 /// The objective-perturbation solve for a GIVEN linear term b (length d; no output noise): the
-/// certified minimiser of (1/m)[sum_i l_i + b^T theta] + (lambda'/2)||theta||^2. Exposed for
+/// certified minimiser of (1/m)[sum_i l_i + b^T theta] + (lambda'/2)||theta||^2, the rows
+/// projected onto ||x_i|| <= R (file comment). Exposed for
 /// tests (b = 0 is the nonprivate regularised optimum).
 solve_result objective_perturbation_minimiser(const losses::glm_loss& loss,
                                               const objective_perturbation_options& o,
@@ -221,7 +225,7 @@ solve_result objective_perturbation(const losses::glm_loss& loss,
   r.epsilon_target = o.target.epsilon;
   r.delta_target = o.target.delta;
   r.guarantee = "(epsilon, delta)-DP under " + core::to_string(o.relation) +
-                " (rows within the public norm bound)";
+                " (rows projected onto the public norm bound)";
   return r;
 }
 
