@@ -193,8 +193,7 @@ metrics run(const cell_context& ctx) {
   o.output = solvers::iterate_output::average;
   o.noise = noise;
   o.trace.enabled = false;
-  o.target.epsilon = eps;
-  o.target.delta = delta;
+  o.target = core::epsilon_delta{eps, delta};
   if (noise != solvers::pgd_noise::none) {
     o.clip_norm = G;
     o.relation = core::neighbouring::replace_one;

@@ -46,8 +46,8 @@ sol::frank_wolfe_options fw_options(std::int64_t iterations,
                                     const std::string& relation,
                                     std::size_t public_size,
                                     const std::string& calibration,
-                                    double epsilon,
-                                    double delta,
+                                    std::optional<double> epsilon,
+                                    std::optional<double> delta,
                                     double step_epsilon) {
   sol::frank_wolfe_options o;
   o.iterations = iterations;
@@ -55,7 +55,11 @@ sol::frank_wolfe_options fw_options(std::int64_t iterations,
   o.private_selection = private_selection;
   o.clip_norm = clip_norm;
   o.coordinate_bound = coordinate_bound;
-  set_privacy(o, "solvers::frank_wolfe", relation, public_size, epsilon, delta);
+  set_privacy(o,
+              "solvers::frank_wolfe",
+              relation,
+              public_size,
+              target_argument("solvers::frank_wolfe", epsilon, delta));
   o.calibration = sol::parse_noise_calibration(calibration);
   o.step_epsilon = step_epsilon;
   return o;
@@ -71,8 +75,8 @@ auto fw_keywords() {
                          py::arg("relation") = relation_name(d.relation),
                          py::arg("public_size") = d.public_size,
                          py::arg("calibration") = sol::to_string(d.calibration),
-                         py::arg("epsilon") = d.target.epsilon,
-                         py::arg("delta") = d.target.delta,
+                         py::arg("epsilon") = py::none(),
+                         py::arg("delta") = py::none(),
                          py::arg("step_epsilon") = d.step_epsilon);
 }
 
@@ -311,7 +315,11 @@ PUBLIC public_size) with per-example gradients clipped to clip_norm = G, or with
 gradient under the DOMAIN assumption coordinate_bound >= sup ||grad l||_inf (clip_norm = 0).
 Per-step eps0: "tight" (zCDP of bounded-range selections), "paper" (advanced composition) or
 "fixed" (step_epsilon). Events: one ExponentialMechanismDpEvent per iteration. Research-grade
-noise only: a private run needs noise_kind="research_grade".)doc";
+noise only: a private run needs noise_kind="research_grade".
+The target: epsilon and delta (default None) are required by private_selection with calibration
+tight or paper, and refused (ValueError naming the option) where they would be ignored: without
+private_selection (the default, NOT private) naming private_selection, and with calibration
+"fixed" (step_epsilon is spent) naming calibration.)doc";
 
 constexpr const char* op_doc = R"doc(Output perturbation (Chaudhuri, Monteleoni & Sarwate 2011,
 Alg. 1, Gaussian version; docs/solvers.md): the minimiser of the L2-regularised ERM with

@@ -69,8 +69,14 @@ struct options {
   void privacy(Opt& p) const {
     p.relation = relation();
     p.public_size = static_cast<std::size_t>(num("public_size", 0));
-    p.target.epsilon = num("epsilon", p.target.epsilon);
-    p.target.delta = num("delta", p.target.delta);
+    if constexpr (requires { p.target.has_value(); }) {
+      // An optional target (frank_wolfe): set only when given, like the Python keyword.
+      if (kv.contains("epsilon"))
+        p.target = dpx::core::epsilon_delta{num("epsilon", 0), num("delta", 0)};
+    } else {
+      p.target.epsilon = num("epsilon", p.target.epsilon);
+      p.target.delta = num("delta", p.target.delta);
+    }
   }
   sol::strongly_convex_solve_options solve(sol::strongly_convex_solve_options s) const {
     s.relative_tolerance = num("relative_tolerance", s.relative_tolerance);

@@ -221,9 +221,11 @@ TEST(SolverNoiseKind, FloatSafeDefaultRefusesResearchGradeOnlySolvers) {
   frank_wolfe_options fw;
   fw.private_selection = true;
   fw.coordinate_bound = 1.0;
+  fw.target = core::epsilon_delta{1.0, 1e-6};
   const std::vector<double> zero(d, 0.0);
   EXPECT_TRUE(refused_naming_noise_kind([&] { (void)frank_wolfe(loss, zero, fw, g); }));
   fw.private_selection = false;
+  fw.target.reset();
   EXPECT_NO_THROW((void)frank_wolfe(loss, zero, fw, g));
 }
 
