@@ -145,6 +145,7 @@ metrics run(const cell_context& ctx) {
     at.iterations = std::max<std::int64_t>(calibrated_T, 2);
     o.sigma = noise_on ? solvers::istdp_sigma(at, n) : 0.0;
     o.calibration = solvers::noise_calibration::fixed;
+    o.target.reset();  // fixed spends sigma, not a target
   }
   auto noise = ctx.stream(rng::purpose::noise);
   const auto r = strict ? solvers::istdp(loss, pen, th1, o, noise)
