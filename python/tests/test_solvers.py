@@ -239,6 +239,10 @@ def test_privacy_target_with_a_nonprivate_configuration_raises_naming_the_option
     refused("calibration", dpx.solvers.frank_wolfe, private_selection=True, clip_norm=1,
             calibration="fixed", step_epsilon=0.1, epsilon=1, delta=1e-6,
             noise_kind="research_grade")
+    # output_perturbation: fixed spends noise_scale (0: the exact minimiser, NOT private).
+    for scale in (0.0, 0.3):
+        refused("calibration", dpx.solvers.output_perturbation, calibration="fixed",
+                noise_scale=scale, epsilon=1, noise_kind="research_grade")
     with pytest.raises(ValueError, match="private_selection"):  # the calibration function too
         dpx.solvers.frank_wolfe_calibrate(len(y), epsilon=1, delta=1e-6)
 

@@ -8,6 +8,8 @@
 //  * istdp: variant as_published (NOT private) -> "variant" unless allow_nonprivate, which is
 //    refused with strict; calibration fixed (sigma 0: NOT private; sigma > 0: sigma is spent) ->
 //    "calibration"; a calibrated run without a target -> "epsilon".
+//  * output_perturbation: calibration fixed (noise_scale 0: NOT private; > 0: noise_scale is
+//    spent) -> "calibration"; tight without a target -> "epsilon".
 // And the private configurations still run, with their events and guarantee.
 #include <gtest/gtest.h>
 
@@ -192,6 +194,26 @@ TEST(PrivacyTarget, IstdpCalibratedNeedsATargetAndTheDefaultIsPrivate) {
   o.target.reset();
   expect_refused([&] { o.validate(); }, "epsilon");
   expect_refused([&] { (void)istdp_sigma(o, 40); }, "epsilon");
+}
+
+TEST(PrivacyTarget, OutputPerturbationFixedCalibrationRefusesATarget) {
+  problem p;
+  auto g = rng::stream(9, 0, 0, rng::purpose::noise);
+  for (double scale : {0.0, 0.3}) {  // 0: the exact minimiser, NOT private; > 0: scale is spent
+    output_perturbation_options o;
+    o.noise_kind = mechanisms::noise_kind::research_grade;  // its only sampler
+    o.calibration = noise_calibration::fixed;
+    o.noise_scale = scale;
+    ASSERT_TRUE(o.target.has_value());  // the default target is there until reset
+    expect_refused([&] { (void)output_perturbation(p.loss, o, g); }, "calibration");
+    o.target.reset();
+    EXPECT_EQ(output_perturbation(p.loss, o, g).privacy_events.size(), scale > 0 ? 1u : 0u);
+  }
+  output_perturbation_options o;  // the default: tight at the default target, private
+  o.noise_kind = mechanisms::noise_kind::research_grade;
+  EXPECT_EQ(output_perturbation(p.loss, o, g).epsilon_target, 1.0);
+  o.target.reset();
+  expect_refused([&] { o.validate(); }, "epsilon");
 }
 
 }  // namespace
