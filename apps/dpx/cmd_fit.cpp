@@ -308,8 +308,10 @@ int run_fit(const fit_options& o) {
           io.sensitivity = dpx::solvers::sensitivity_mode::clipping;
           io.clip_norm = o.clip;
           io.calibration = dpx::solvers::noise_calibration::tight;
-          io.target.epsilon = *o.epsilon;
-          io.target.delta = *o.delta;
+          io.target = dpx::core::epsilon_delta{*o.epsilon, *o.delta};
+          // --variant as_published is the explicit, visible choice of the NOT private published
+          // algorithm (warned on stderr, labelled in "guarantee"): the library's opt-in.
+          io.allow_nonprivate = io.variant == dpx::solvers::istdp_variant::as_published;
           io.trace.enabled = false;
           io.noise_kind = noise;
           const std::vector<double> th0(d, 1e-3);
@@ -326,8 +328,7 @@ int run_fit(const fit_options& o) {
           po.noise = dpx::solvers::pgd_noise::gaussian;
           po.clip_norm = o.clip;
           po.calibration = dpx::solvers::noise_calibration::tight;
-          po.target.epsilon = *o.epsilon;
-          po.target.delta = *o.delta;
+          po.target = dpx::core::epsilon_delta{*o.epsilon, *o.delta};
           po.trace.enabled = false;
           po.noise_kind = noise;
           r = dpx::solvers::pgd(loss, penalty, zero, po, rng);

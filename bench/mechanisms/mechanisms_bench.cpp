@@ -255,7 +255,7 @@ void BM_stable_histogram_1e7(benchmark::State& s) {
   std::vector<double> x(10000000);
   auto d = rng::stream(7, 0, 0, rng::purpose::data);
   gaussian::from_sigma(1.0).fill(x, d);
-  const auto sh = stable_histogram::calibrate(1.0, 1e-6);
+  const auto sh = stable_histogram::calibrate(1.0, 1e-6, histogram_noise::laplace);
   auto g = engine();
   for (auto _ : s) {
     auto h = sh.release(x, bin_grid{0.05, 0.0}, g);
@@ -271,7 +271,7 @@ void BM_stable_histogram_1e7_many_bins(benchmark::State& s) {
   std::vector<double> x(10000000);
   auto d = rng::stream(7, 0, 0, rng::purpose::data);
   gaussian::from_sigma(1.0).fill(x, d);
-  const auto sh = stable_histogram::calibrate(1.0, 1e-6);
+  const auto sh = stable_histogram::calibrate(1.0, 1e-6, histogram_noise::laplace);
   auto g = engine();
   std::size_t occupied = 0;
   for (auto _ : s) {
@@ -290,7 +290,7 @@ void BM_stable_histogram_1e7_sparse_keys(benchmark::State& s) {
   std::vector<double> x(10000000);
   auto d = rng::stream(7, 0, 0, rng::purpose::data);
   gaussian::from_sigma(1e4).fill(x, d);
-  const auto sh = stable_histogram::calibrate(1.0, 1e-6);
+  const auto sh = stable_histogram::calibrate(1.0, 1e-6, histogram_noise::laplace);
   auto g = engine();
   std::size_t occupied = 0;
   for (auto _ : s) {

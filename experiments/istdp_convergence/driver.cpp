@@ -113,11 +113,14 @@ metrics run(const cell_context& ctx) {
     o.sensitivity = solvers::sensitivity_mode::clipping;
     o.clip_norm = p.get_double("clip_norm");
     o.calibration = solvers::noise_calibration::tight;
-    o.target = {epsilon, p.get_double("delta")};
+    o.target = core::epsilon_delta{epsilon, p.get_double("delta")};
+    // as_published is NOT private: the target sets its gradient noise only (explicit opt-in).
+    o.allow_nonprivate = !strict;
   } else {
     o.sensitivity = solvers::sensitivity_mode::gradient_bound;
     o.gradient_bound = 1.0;
     o.calibration = solvers::noise_calibration::fixed;
+    o.target.reset();  // fixed spends sigma, not a target
     o.sigma = p.get_double("sigma");
   }
   o.alpha_min = p.get_double("alpha_min");
@@ -142,6 +145,7 @@ metrics run(const cell_context& ctx) {
     at.iterations = std::max<std::int64_t>(calibrated_T, 2);
     o.sigma = noise_on ? solvers::istdp_sigma(at, n) : 0.0;
     o.calibration = solvers::noise_calibration::fixed;
+    o.target.reset();  // fixed spends sigma, not a target
   }
   auto noise = ctx.stream(rng::purpose::noise);
   const auto r = strict ? solvers::istdp(loss, pen, th1, o, noise)

@@ -213,9 +213,8 @@ metrics run(const cell_context& ctx) {
   o.output = solvers::iterate_output::average;
   o.noise = noise;
   o.trace.enabled = false;
-  o.target.epsilon = eps;
-  o.target.delta = delta;
   if (noise != solvers::pgd_noise::none) {
+    o.target = core::epsilon_delta{eps, delta};  // noise none takes no target (not private)
     o.clip_norm = G;
     o.relation = core::neighbouring::replace_one;
     if (noise == solvers::pgd_noise::gaussian) {
@@ -250,10 +249,10 @@ metrics run(const cell_context& ctx) {
       // One Gaussian release at (eps/T, delta/T), T times (basic composition).
       auto one = o;
       one.iterations = 1;
-      one.target.epsilon = eps / double(T);
-      one.target.delta = delta / double(T);
+      one.target = core::epsilon_delta{eps / double(T), delta / double(T)};
       o.noise_scale = solvers::pgd_calibrate(one, n, d).noise_scale;
-      o.calibration = solvers::noise_calibration::fixed;
+      o.calibration = solvers::noise_calibration::fixed;  // spends noise_scale: no target
+      o.target.reset();
     } else {
       o.laplace_rule = solvers::laplace_composition::basic;  // eps0 = eps / k
     }
@@ -263,7 +262,10 @@ metrics run(const cell_context& ctx) {
   // privacy_noise = off: the same schedule (T, eta tuned as if private) without the noise, so
   // the privacy part of the excess is absent (the measurement of docs, "Gates": the total
   // excess keeps its slopes without noise).
-  if (!noise_on) o.noise = solvers::pgd_noise::none;
+  if (!noise_on) {
+    o.noise = solvers::pgd_noise::none;
+    o.target.reset();
+  }
   const prox::l2_ball ball(r);
   const std::vector<double> w0(d, 0.0);
   auto noise_rng = ctx.stream(rng::purpose::noise);
@@ -277,6 +279,7 @@ metrics run(const cell_context& ctx) {
     if (!(std::sqrt(ns) < 0.75 * r)) throw std::runtime_error("noisy_pgd_rates: w* not interior");
     auto quiet = o;
     quiet.noise = solvers::pgd_noise::none;
+    quiet.target.reset();
     const auto q = solvers::pgd(quad, ball, w0, quiet, noise_rng);
     const double quiet_excess = quadratic_excess(quad, q.x, w_star);
     excess = quiet_excess;
@@ -322,6 +325,7 @@ metrics run(const cell_context& ctx) {
       // The same run without noise (deterministic): what the noise adds to the excess.
       auto quiet = o;
       quiet.noise = solvers::pgd_noise::none;
+      quiet.target.reset();
       const auto ref = solvers::pgd(lp, ball, w0, quiet, noise_rng);
       double mq = 0;
       for (std::size_t j = 0; j < d; ++j) mq += lp.m[j] * ref.x[j];
@@ -360,6 +364,7 @@ metrics run(const cell_context& ctx) {
     if (o.noise != solvers::pgd_noise::none) {
       auto quiet = o;
       quiet.noise = solvers::pgd_noise::none;
+      quiet.target.reset();
       const auto q = solvers::pgd(lg, ball, w0, quiet, noise_rng);
       noise_part = excess - (lg.value(q.x) - l_star);
       noise_coefficient = noise_part / (o.step_size * theory_variance);

@@ -487,22 +487,31 @@ class SparseHistogram:
 
 class StableHistogram:
     """Stable (thresholded) histogram over unbounded equal-width bins (Roth & Avella-Medina 2025,
-Algorithm 2, Lemma C.1): frequencies of the occupied bins get Lap(2/(epsilon n)) (or discrete
-Laplace on counts) and only those >= 2 ln(2/delta)/(epsilon n) + 1/n are released.
+Algorithm 2, Lemma C.1; Karwa & Vadhan 2018, Lemma 2.3). Default noise "discrete_laplace"
+(float-safe): the integer count c of each occupied bin gets exact discrete Laplace noise Z of
+scale tau >= 2/epsilon and (c + Z)/n is released when c + Z >= T = ceil(1 + tau ln(2/delta)).
+noise="laplace" is the research-grade Algorithm 2 as printed (double Lap(2/(epsilon n)) on the
+frequencies, threshold 2 ln(2/delta)/(epsilon n) + 1/n; NOT float-safe: ask for it by name).
 (epsilon, delta)-DP under replace-one, item level (EpsilonDeltaDpEvent)."""
     @staticmethod
     def calibrate(epsilon: float, delta: float, noise: str = ...) -> StableHistogram:
-        """The histogram at (epsilon, delta); noise 'laplace' (frequencies) or 'discrete_laplace' (integer counts: float-safe)."""
+        """The histogram at (epsilon, delta); noise 'discrete_laplace' (default: exact noise on the integer counts, float-safe) or 'laplace' (research-grade double noise on the frequencies)."""
     @property
     def epsilon(self) -> float:
         """epsilon of the release."""
     @property
     def delta(self) -> float:
         """delta of the release."""
+    @property
+    def noise(self) -> str:
+        """'discrete_laplace' (float-safe) or 'laplace' (research-grade)."""
     def noise_scale(self, n: int) -> float:
-        """Laplace scale 2/(epsilon n) on the frequencies."""
+        """Noise scale in frequency units: tau/n (discrete_laplace, tau the exact scale on counts) or 2/(epsilon n) (laplace)."""
     def threshold(self, n: int) -> float:
-        """Release threshold 2 ln(2/delta)/(epsilon n) + 1/n."""
+        """Release threshold on frequencies: T/n (discrete_laplace) or 2 ln(2/delta)/(epsilon n) + 1/n (laplace)."""
+    @property
+    def count_threshold(self) -> Any:
+        """T = ceil(1 + tau ln(2/delta)), the count threshold of discrete_laplace (None for laplace)."""
     @property
     def event(self) -> Any:
         """EpsilonDeltaDpEvent(epsilon, delta)."""

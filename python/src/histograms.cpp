@@ -68,35 +68,55 @@ void init_histograms(py::module_& m) {
 
   py::class_<mech::stable_histogram> sh(m, "StableHistogram", R"doc(
 Stable (thresholded) histogram over unbounded equal-width bins (Roth & Avella-Medina 2025,
-Algorithm 2, Lemma C.1): frequencies of the occupied bins get Lap(2/(epsilon n)) (or discrete
-Laplace on counts) and only those >= 2 ln(2/delta)/(epsilon n) + 1/n are released.
+Algorithm 2, Lemma C.1; Karwa & Vadhan 2018, Lemma 2.3). Default noise "discrete_laplace"
+(float-safe): the integer count c of each occupied bin gets exact discrete Laplace noise Z of
+scale tau >= 2/epsilon and (c + Z)/n is released when c + Z >= T = ceil(1 + tau ln(2/delta)).
+noise="laplace" is the research-grade Algorithm 2 as printed (double Lap(2/(epsilon n)) on the
+frequencies, threshold 2 ln(2/delta)/(epsilon n) + 1/n; NOT float-safe: ask for it by name).
 (epsilon, delta)-DP under replace-one, item level (EpsilonDeltaDpEvent).)doc");
   sh.def_static(
         "calibrate",
         [](double epsilon, double delta, const std::string& noise) {
-          mech::histogram_noise k = mech::histogram_noise::laplace;
-          if (noise == "discrete_laplace")
-            k = mech::histogram_noise::discrete_laplace;
-          else if (noise != "laplace")
+          mech::histogram_noise k = mech::histogram_noise::discrete_laplace;
+          if (noise == "laplace")
+            k = mech::histogram_noise::laplace;
+          else if (noise != "discrete_laplace")
             core::throw_invalid(
-                "StableHistogram.calibrate", "noise", noise, "must be laplace or discrete_laplace");
+                "StableHistogram.calibrate", "noise", noise, "must be discrete_laplace or laplace");
           return mech::stable_histogram::calibrate(epsilon, delta, k);
         },
         py::arg("epsilon"),
         py::arg("delta"),
-        py::arg("noise") = "laplace",
-        "The histogram at (epsilon, delta); noise 'laplace' (frequencies) or 'discrete_laplace' "
-        "(integer counts: float-safe).")
+        py::arg("noise") = "discrete_laplace",
+        "The histogram at (epsilon, delta); noise 'discrete_laplace' (default: exact noise on the "
+        "integer counts, float-safe) or 'laplace' (research-grade double noise on the "
+        "frequencies).")
       .def_property_readonly("epsilon", &mech::stable_histogram::epsilon, "epsilon of the release.")
       .def_property_readonly("delta", &mech::stable_histogram::delta, "delta of the release.")
+      .def_property_readonly(
+          "noise",
+          [](const mech::stable_histogram& h) -> std::string {
+            return h.noise() == mech::histogram_noise::laplace ? "laplace" : "discrete_laplace";
+          },
+          "'discrete_laplace' (float-safe) or 'laplace' (research-grade).")
       .def("noise_scale",
            &mech::stable_histogram::noise_scale,
            py::arg("n"),
-           "Laplace scale 2/(epsilon n) on the frequencies.")
+           "Noise scale in frequency units: tau/n (discrete_laplace, tau the exact scale on "
+           "counts) or 2/(epsilon n) (laplace).")
       .def("threshold",
            &mech::stable_histogram::threshold,
            py::arg("n"),
-           "Release threshold 2 ln(2/delta)/(epsilon n) + 1/n.")
+           "Release threshold on frequencies: T/n (discrete_laplace) or "
+           "2 ln(2/delta)/(epsilon n) + 1/n (laplace).")
+      .def_property_readonly(
+          "count_threshold",
+          [](const mech::stable_histogram& h) -> py::object {
+            if (h.noise() != mech::histogram_noise::discrete_laplace) return py::none();
+            return py::int_(h.count_threshold());
+          },
+          "T = ceil(1 + tau ln(2/delta)), the count threshold of discrete_laplace (None for "
+          "laplace).")
       .def_property_readonly(
           "event",
           [](const mech::stable_histogram& h) { return event_to_python(h.event()); },

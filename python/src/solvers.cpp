@@ -73,6 +73,18 @@ losses::dataset_view dataset(const char* function, const f64_in& x, const f64_in
   return {{x.data(), n * d}, {y.data(), n}, n, d};
 }
 
+std::optional<core::epsilon_delta> target_argument(
+    const char* function,
+    std::optional<double> epsilon,
+    std::optional<double> delta,
+    const std::optional<core::epsilon_delta>& fallback) {
+  if (!epsilon && delta && !fallback)
+    core::throw_invalid(function, "delta", *delta, "is only used with epsilon (pass both)");
+  if (!epsilon && !delta && !fallback) return std::nullopt;
+  return core::epsilon_delta{epsilon.value_or(fallback ? fallback->epsilon : 0.0),
+                             delta.value_or(fallback ? fallback->delta : 0.0)};
+}
+
 std::vector<double> start_point(const char* function,
                                 const char* parameter,
                                 const std::optional<f64_in>& v,

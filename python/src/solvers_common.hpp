@@ -41,6 +41,30 @@ void set_privacy(Opt& o,
   o.target.delta = delta;
 }
 
+/// The (epsilon, delta) target from the keywords epsilon and delta (None = not given): no target
+/// when neither is given (the C++ options then refuse a calibration that needs one, naming
+/// epsilon), else {epsilon, delta}, each None taken from `fallback` when there is one; a delta
+/// still missing is 0 (refused, naming delta, by every calibration that uses it). delta without
+/// epsilon is refused naming delta (it would be ignored).
+std::optional<core::epsilon_delta> target_argument(
+    const char* function,
+    std::optional<double> epsilon,
+    std::optional<double> delta,
+    const std::optional<core::epsilon_delta>& fallback = std::nullopt);
+
+/// set_privacy for the options whose target is optional (pgd, frank_wolfe, istdp: a run that
+/// would ignore a target refuses one, naming the option; docs/solvers.md, "Privacy targets").
+template <class Opt>
+void set_privacy(Opt& o,
+                 const char* function,
+                 const std::string& relation,
+                 std::size_t public_size,
+                 std::optional<core::epsilon_delta> target) {
+  o.relation = parse_relation(function, relation);
+  o.public_size = public_size;
+  o.target = target;
+}
+
 /// A starting point: zeros when absent, else the given vector of size d.
 std::vector<double> start_point(const char* function,
                                 const char* parameter,

@@ -46,8 +46,8 @@ sol::frank_wolfe_options fw_options(std::int64_t iterations,
                                     const std::string& relation,
                                     std::size_t public_size,
                                     const std::string& calibration,
-                                    double epsilon,
-                                    double delta,
+                                    std::optional<double> epsilon,
+                                    std::optional<double> delta,
                                     double step_epsilon) {
   sol::frank_wolfe_options o;
   o.iterations = iterations;
@@ -55,7 +55,11 @@ sol::frank_wolfe_options fw_options(std::int64_t iterations,
   o.private_selection = private_selection;
   o.clip_norm = clip_norm;
   o.coordinate_bound = coordinate_bound;
-  set_privacy(o, "solvers::frank_wolfe", relation, public_size, epsilon, delta);
+  set_privacy(o,
+              "solvers::frank_wolfe",
+              relation,
+              public_size,
+              target_argument("solvers::frank_wolfe", epsilon, delta));
   o.calibration = sol::parse_noise_calibration(calibration);
   o.step_epsilon = step_epsilon;
   return o;
@@ -71,8 +75,8 @@ auto fw_keywords() {
                          py::arg("relation") = relation_name(d.relation),
                          py::arg("public_size") = d.public_size,
                          py::arg("calibration") = sol::to_string(d.calibration),
-                         py::arg("epsilon") = d.target.epsilon,
-                         py::arg("delta") = d.target.delta,
+                         py::arg("epsilon") = py::none(),
+                         py::arg("delta") = py::none(),
                          py::arg("step_epsilon") = d.step_epsilon);
 }
 
@@ -87,8 +91,8 @@ sol::output_perturbation_options op_options(double regularization,
                                             const std::string& relation,
                                             std::size_t public_size,
                                             const std::string& calibration,
-                                            double epsilon,
-                                            double delta,
+                                            std::optional<double> epsilon,
+                                            std::optional<double> delta,
                                             double noise_scale,
                                             double relative_tolerance,
                                             std::int64_t max_iterations,
@@ -96,8 +100,17 @@ sol::output_perturbation_options op_options(double regularization,
   sol::output_perturbation_options o;
   o.regularization = regularization;
   o.clip_norm = clip_norm;
-  set_privacy(o, "solvers::output_perturbation", relation, public_size, epsilon, delta);
   o.calibration = sol::parse_noise_calibration(calibration);
+  // epsilon / delta default to the C++ default target under tight; fixed takes none.
+  const bool calibrated = o.calibration != sol::noise_calibration::fixed;
+  set_privacy(o,
+              "solvers::output_perturbation",
+              relation,
+              public_size,
+              target_argument("solvers::output_perturbation",
+                              epsilon,
+                              delta,
+                              calibrated ? op_defaults.target : std::nullopt));
   o.noise_scale = noise_scale;
   o.solve = solve_options(relative_tolerance, max_iterations, smoothness_guess);
   return o;
@@ -116,8 +129,8 @@ auto op_keywords() {
                                         py::arg("relation") = relation_name(d.relation),
                                         py::arg("public_size") = d.public_size,
                                         py::arg("calibration") = sol::to_string(d.calibration),
-                                        py::arg("epsilon") = d.target.epsilon,
-                                        py::arg("delta") = d.target.delta,
+                                        py::arg("epsilon") = py::none(),
+                                        py::arg("delta") = py::none(),
                                         py::arg("noise_scale") = d.noise_scale),
                         solve_keywords(d.solve));
 }
@@ -317,6 +330,10 @@ with every per-example gradient's coordinates clamped to [-coordinate_bound, coo
 Per-step eps0: "tight" (zCDP of bounded-range selections), "paper" (advanced composition) or
 "fixed" (step_epsilon). Events: one ExponentialMechanismDpEvent per iteration. Research-grade
 noise only: a private run needs noise_kind="research_grade".
+The target: epsilon and delta (default None) are required by private_selection with calibration
+tight or paper, and refused (ValueError naming the option) where they would be ignored: without
+private_selection (the default, NOT private) naming private_selection, and with calibration
+"fixed" (step_epsilon is spent) naming calibration.
 A private run withholds the non-private diagnostics (objective, trace, status, counters, time:
 None) unless nonprivate_diagnostics=True (docs/cli.md, "Output contract").)doc";
 
@@ -325,8 +342,10 @@ Alg. 1, Gaussian version; docs/solvers.md): the minimiser of the L2-regularised 
 per-example gradients clipped to clip_norm, certified to ||grad J|| <= tau (tau =
 relative_tolerance * G / m), plus N(0, sigma^2 I) with sigma calibrated to the sensitivity
 (2G/n + 2 tau) / lambda (replace-one) or (G/n_bar + 2 tau) / lambda (add/remove, PUBLIC
-public_size). calibration "tight" (analytic Gaussian at (epsilon, delta)) or "fixed"
-(noise_scale; 0 = the nonprivate certified minimiser). Event: one GaussianDpEvent. Starts at 0.
+public_size). calibration "tight" (analytic Gaussian at (epsilon, delta); they default to 1 and
+1e-6, the C++ options' target) or "fixed" (noise_scale; 0 = the nonprivate certified
+minimiser), which takes no target: epsilon or delta with it raise ValueError naming
+calibration. Event: one GaussianDpEvent. Starts at 0.
 Research-grade noise only: a noisy run needs noise_kind="research_grade".
 A private run withholds the non-private diagnostics (objective, trace, status, counters, time:
 None) unless nonprivate_diagnostics=True (docs/cli.md, "Output contract").)doc";

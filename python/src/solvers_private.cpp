@@ -51,8 +51,9 @@ void init_solvers_private(py::module_& m) {
            const std::string& relation,
            std::size_t public_size,
            const std::string& calibration,
-           double epsilon,
-           double delta,
+           std::optional<double> epsilon,
+           std::optional<double> delta,
+           bool allow_nonprivate,
            double sigma,
            bool trace,
            bool record_objective,
@@ -78,8 +79,17 @@ void init_solvers_private(py::module_& m) {
           o.sensitivity = sol::parse_sensitivity_mode(sensitivity);
           o.gradient_bound = gradient_bound;
           o.clip_norm = clip_norm;
-          set_privacy(o, fn, relation, public_size, epsilon, delta);
           o.calibration = sol::parse_noise_calibration(calibration);
+          // epsilon / delta default to the C++ default target where the calibration spends one
+          // (tight, paper); calibration fixed has none, and refuses a given one.
+          const bool calibrated = o.calibration != sol::noise_calibration::fixed;
+          set_privacy(o,
+                      fn,
+                      relation,
+                      public_size,
+                      target_argument(
+                          fn, epsilon, delta, calibrated ? istdp_defaults.target : std::nullopt));
+          o.allow_nonprivate = allow_nonprivate;
           o.sigma = sigma;
           o.trace.enabled = trace;
           o.trace.record_objective = record_objective;
@@ -128,8 +138,9 @@ void init_solvers_private(py::module_& m) {
         py::arg("relation") = relation_name(istdp_defaults.relation),
         py::arg("public_size") = istdp_defaults.public_size,
         py::arg("calibration") = sol::to_string(istdp_defaults.calibration),
-        py::arg("epsilon") = istdp_defaults.target.epsilon,
-        py::arg("delta") = istdp_defaults.target.delta,
+        py::arg("epsilon") = py::none(),
+        py::arg("delta") = py::none(),
+        py::arg("allow_nonprivate") = istdp_defaults.allow_nonprivate,
         py::arg("sigma") = istdp_defaults.sigma,
         py::arg("trace") = true,
         py::arg("record_objective") = true,
@@ -145,11 +156,15 @@ variant="strict" (default) is private by construction: the BB step uses the nois
 alpha_max <= 1 / public_smoothness, no line search; it starts from theta1 alone (passing theta0
 raises ValueError). variant="as_published" is the paper's algorithm (BB step and line search on
 the EXACT gradients and objective): its output is NOT differentially private (result.guarantee
-says so) and it needs theta0 != theta1.
+says so) and it needs theta0 != theta1. With an (epsilon, delta) target (calibration tight or
+paper) it raises ValueError naming variant unless allow_nonprivate=True: the explicit opt-in to a
+NOT private fit whose target calibrates only the noisy gradients.
 Sensitivity: "clipping" (per-example gradients clipped to clip_norm; 2G/n replace-one, G/n_bar
 add/remove with the PUBLIC public_size) or "gradient_bound" (2U, U = gradient_bound).
-Calibration: "tight" (exact composition of the T - 1 Gaussian releases to (epsilon, delta)),
-"paper" (Theorem 3.3) or "fixed" (sigma; 0 = noiseless). Events: one GaussianDpEvent per
+Calibration: "tight" (exact composition of the T - 1 Gaussian releases to (epsilon, delta);
+epsilon and delta default to 1 and 1e-5, the C++ options' target), "paper" (Theorem 3.3) or
+"fixed" (sigma; 0 = noiseless, NOT private), which spends sigma and takes no target: passing
+epsilon or delta with it raises ValueError naming calibration. Events: one GaussianDpEvent per
 release. Same inputs and seed as `dpx fit --solver istdp` -> bit-identical coefficients.
 A private run withholds the non-private diagnostics (objective, trace, status, counters, time:
 None) unless nonprivate_diagnostics=True (docs/cli.md, "Output contract").)doc");
@@ -173,8 +188,8 @@ None) unless nonprivate_diagnostics=True (docs/cli.md, "Output contract").)doc")
            std::size_t public_size,
            const std::string& calibration,
            const std::string& laplace_rule,
-           double epsilon,
-           double delta,
+           std::optional<double> epsilon,
+           std::optional<double> delta,
            double noise_scale,
            bool trace,
            bool record_objective,
@@ -193,7 +208,7 @@ None) unless nonprivate_diagnostics=True (docs/cli.md, "Output contract").)doc")
           o.output = parse_output(fn, output);
           o.noise = sol::parse_pgd_noise(noise);
           o.clip_norm = clip_norm;
-          set_privacy(o, fn, relation, public_size, epsilon, delta);
+          set_privacy(o, fn, relation, public_size, target_argument(fn, epsilon, delta));
           o.calibration = sol::parse_noise_calibration(calibration);
           o.laplace_rule = sol::parse_laplace_composition(laplace_rule);
           o.noise_scale = noise_scale;
@@ -227,8 +242,8 @@ None) unless nonprivate_diagnostics=True (docs/cli.md, "Output contract").)doc")
         py::arg("public_size") = pgd_defaults.public_size,
         py::arg("calibration") = sol::to_string(pgd_defaults.calibration),
         py::arg("laplace_rule") = sol::to_string(pgd_defaults.laplace_rule),
-        py::arg("epsilon") = pgd_defaults.target.epsilon,
-        py::arg("delta") = pgd_defaults.target.delta,
+        py::arg("epsilon") = py::none(),
+        py::arg("delta") = py::none(),
         py::arg("noise_scale") = pgd_defaults.noise_scale,
         py::arg("trace") = true,
         py::arg("record_objective") = true,
@@ -240,10 +255,14 @@ None) unless nonprivate_diagnostics=True (docs/cli.md, "Output contract").)doc")
 with P the penalty's prox or a constraint set's projection (Penalty.l2_ball, box, simplex,
 l1_ball); output the average of w_1..w_T (Theorem 1) or the last iterate.
 
-noise: "none" (clip_norm 0 = exact gradient), "gaussian" (tight or fixed sigma; one
+noise: "none" (default; clip_norm 0 = exact gradient), "gaussian" (tight or fixed sigma; one
 GaussianDpEvent per iteration), "laplace_per_coordinate" (T d releases, laplace_rule basic or
 advanced; one LaplaceDpEvent per coordinate release) or "laplace_l2" (one EpsilonDeltaDpEvent per
-iteration). Per-example gradients clipped to clip_norm: 2G/n replace-one, G/n_bar add/remove
+iteration). The default is the NONPRIVATE fit, with no target: a private fit names its noise and
+its target, e.g. noise="gaussian", epsilon=1, delta=1e-5 (calibration tight or paper need both;
+basic per-coordinate Laplace needs epsilon only). Passing epsilon or delta with noise="none"
+raises ValueError naming noise (it would silently be nonprivate), and with calibration="fixed"
+(noise_scale is spent; result.privacy_events is the guarantee) naming calibration. Per-example gradients clipped to clip_norm: 2G/n replace-one, G/n_bar add/remove
 with the PUBLIC public_size. Same inputs and seed as `dpx fit --solver noisy_pgd` (gaussian,
 output last, step 1 / smoothness) -> bit-identical coefficients. A noisy run withholds the
 non-private diagnostics (objective, trace, status, counters, time: None) unless

@@ -69,8 +69,16 @@ struct options {
   void privacy(Opt& p) const {
     p.relation = relation();
     p.public_size = static_cast<std::size_t>(num("public_size", 0));
-    p.target.epsilon = num("epsilon", p.target.epsilon);
-    p.target.delta = num("delta", p.target.delta);
+    if constexpr (requires { p.target.has_value(); }) {
+      // An optional target: set only when given, like the Python keywords (a missing delta is
+      // the default target's, or 0 without one).
+      if (kv.contains("epsilon"))
+        p.target = dpx::core::epsilon_delta{num("epsilon", 0),
+                                            num("delta", p.target ? p.target->delta : 0.0)};
+    } else {
+      p.target.epsilon = num("epsilon", p.target.epsilon);
+      p.target.delta = num("delta", p.target.delta);
+    }
   }
   sol::strongly_convex_solve_options solve(sol::strongly_convex_solve_options s) const {
     s.relative_tolerance = num("relative_tolerance", s.relative_tolerance);
@@ -132,6 +140,9 @@ int main(int argc, char** argv) try {
     p.clip_norm = o.num("clip_norm", p.clip_norm);
     o.privacy(p);
     p.calibration = sol::parse_noise_calibration(o.str("calibration", "tight"));
+    // As the Python keyword: fixed takes no target unless one is given (then refused).
+    if (p.calibration == sol::noise_calibration::fixed && !o.kv.contains("epsilon"))
+      p.target.reset();
     p.noise_scale = o.num("noise_scale", p.noise_scale);
     p.solve = o.solve(p.solve);
     print(sol::output_perturbation(loss, p, rng));

@@ -173,9 +173,34 @@ def test_bad_input_raises_validation_error_with_cli_message(cli):
 
 # ---- private histograms ---------------------------------------------------------------------
 
-def test_stable_histogram_closed_forms_and_estimator_consistency():
+def test_stable_histogram_default_is_float_safe_discrete_laplace_on_counts():
     eps, delta, n = 1.0, 1e-6, 5000
     h = M.StableHistogram.calibrate(eps, delta)
+    assert h.noise == "discrete_laplace"
+    # T = ceil(1 + tau ln(2/delta)) with tau >= 2/eps the exact scale (tau / n = noise_scale(n)):
+    # an appearing bin (count 1) passes with P(Z >= T - 1) = r^(T-1) / (1 + r) <= delta / 2,
+    # r = exp(-1/tau) (the discrete Laplace tail), and T is the smallest such integer here.
+    tau = h.noise_scale(n) * n
+    assert 2 / eps <= tau <= 2 / eps * (1 + 2 ** -29)
+    T = h.count_threshold
+    assert T == math.ceil(1 + tau * math.log(2 / delta))
+    r = math.exp(-1 / tau)
+    assert r ** (T - 1) / (1 + r) <= delta / 2 < r ** (T - 2)
+    assert h.threshold(n) == T / n
+    # The released values are integer counts over n (the noise is on the counts).
+    k = np.repeat(np.arange(-3, 4), [5, 50, 500, 3000, 1000, 400, 45])
+    out = h.release(0.5 * k + 0.01, dpx.Philox(3), width=0.5)
+    counts = out.values * n
+    np.testing.assert_allclose(counts, np.round(counts), rtol=0, atol=1e-9)
+    assert (counts >= T).all() and out.bins.tolist()[:1] != []
+    # Research-grade noise is an explicit choice, and says so.
+    assert M.StableHistogram.calibrate(eps, delta, noise="laplace").noise == "laplace"
+    assert M.StableHistogram.calibrate(eps, delta, noise="laplace").count_threshold is None
+
+
+def test_stable_histogram_closed_forms_and_estimator_consistency():
+    eps, delta, n = 1.0, 1e-6, 5000
+    h = M.StableHistogram.calibrate(eps, delta, noise="laplace")
     assert h.noise_scale(n) == pytest.approx(2 / (eps * n), rel=1e-15)
     assert h.threshold(n) == pytest.approx(2 / (eps * n) * math.log(2 / delta) + 1 / n, rel=1e-15)
     assert h.event == dpx.accounting.EpsilonDeltaDpEvent(eps, delta)
@@ -183,8 +208,8 @@ def test_stable_histogram_closed_forms_and_estimator_consistency():
     # epsilon the released ones are within a few noise scales of them.
     k = np.repeat(np.arange(-3, 4), [5, 50, 500, 3000, 1000, 400, 45])
     x = 0.5 * k + 0.01
-    big = M.StableHistogram.calibrate(1e6, delta).release(x, dpx.Philox(3), width=0.5,
-                                                          nonprivate_diagnostics=True)
+    big = M.StableHistogram.calibrate(1e6, delta, noise="laplace").release(
+        x, dpx.Philox(3), width=0.5, nonprivate_diagnostics=True)
     assert big.bins.tolist() == list(range(-3, 4)) and big.occupied == 7 and big.n == n
     want = np.array([5, 50, 500, 3000, 1000, 400, 45]) / n
     np.testing.assert_allclose(big.values, want, atol=20 * 2 / (1e6 * n))

@@ -73,7 +73,10 @@ def test_istdp_matches_cli(cli, regression, variant):
     # `dpx fit --solver istdp` settings (apps/dpx/cmd_fit.cpp): T = 200, public smoothness 1
     # (least squares), alpha_max = 1 / smoothness, alpha_min = 1e-4 alpha_max, clipping at 1,
     # tight calibration; theta1 = 0, and theta0 = 1e-3 for as_published (strict takes none).
-    start = {"theta0": np.full(3, 1e-3)} if variant == "as_published" else {}
+    # as_published is NOT private: its target needs the explicit opt-in (the CLI's
+    # --variant as_published is that choice, warned on stderr).
+    start = ({"theta0": np.full(3, 1e-3), "allow_nonprivate": True}
+             if variant == "as_published" else {})
     r = dpx.solvers.istdp(X, y, dpx.Philox(3), variant=variant, iterations=200, alpha_max=1.0,
                           alpha_min=1e-4, epsilon=1.0, delta=1e-5, trace=False,
                           noise_kind="research_grade", **start)
@@ -211,6 +214,70 @@ def test_online_kernel_linear_closed_form():
         k.release_function(X[:3], dpx.Philox(1))
 
 
+# ---- no silent non-private path (docs/solvers.md, "Privacy targets") ------------------------
+
+def test_privacy_target_with_a_nonprivate_configuration_raises_naming_the_option(regression):
+    X, y, _ = regression
+    g = dpx.Philox(1)
+
+    def refused(keyword, f, **kw):
+        with pytest.raises(ValueError, match=keyword) as e:
+            f(X, y, g, **kw)
+        assert e.value.parameter == keyword
+
+    # pgd: the default noise is none, so a target would be silently ignored.
+    refused("noise", dpx.solvers.pgd, epsilon=1, delta=1e-5, clip_norm=5)
+    refused("noise", dpx.solvers.pgd, epsilon=1)
+    refused("delta", dpx.solvers.pgd, delta=1e-5)  # delta alone: it would be ignored
+    refused("calibration", dpx.solvers.pgd, noise="gaussian", clip_norm=1, calibration="fixed",
+            noise_scale=0.5, epsilon=1, delta=1e-5)
+    refused("epsilon", dpx.solvers.pgd, noise="gaussian", clip_norm=1)  # calibrated: needs one
+    refused("delta", dpx.solvers.pgd, noise="gaussian", clip_norm=1, epsilon=1)
+    # istdp: as_published is NOT private; fixed spends sigma (sigma 0: noiseless).
+    t0 = np.full(3, 1e-3)
+    refused("variant", dpx.solvers.istdp, variant="as_published", theta0=t0)
+    refused("variant", dpx.solvers.istdp, variant="as_published", theta0=t0, epsilon=1,
+            delta=1e-5)
+    refused("calibration", dpx.solvers.istdp, calibration="fixed", epsilon=1, delta=1e-5)
+    refused("calibration", dpx.solvers.istdp, calibration="fixed", sigma=0.1, epsilon=1)
+    refused("allow_nonprivate", dpx.solvers.istdp, allow_nonprivate=True)
+    # frank_wolfe: without private_selection the vertex choice is exact.
+    refused("private_selection", dpx.solvers.frank_wolfe, epsilon=1, delta=1e-6)
+    refused("epsilon", dpx.solvers.frank_wolfe, private_selection=True, clip_norm=1,
+            noise_kind="research_grade")
+    refused("calibration", dpx.solvers.frank_wolfe, private_selection=True, clip_norm=1,
+            calibration="fixed", step_epsilon=0.1, epsilon=1, delta=1e-6,
+            noise_kind="research_grade")
+    # output_perturbation: fixed spends noise_scale (0: the exact minimiser, NOT private).
+    for scale in (0.0, 0.3):
+        refused("calibration", dpx.solvers.output_perturbation, calibration="fixed",
+                noise_scale=scale, epsilon=1, noise_kind="research_grade")
+    with pytest.raises(ValueError, match="private_selection"):  # the calibration function too
+        dpx.solvers.frank_wolfe_calibrate(len(y), epsilon=1, delta=1e-6)
+
+
+def test_private_and_nonprivate_configurations_without_a_mismatch_still_run(regression):
+    X, y, _ = regression
+    # The nonprivate defaults need no flag and say so; the private ones name noise and target.
+    r = dpx.solvers.pgd(X, y, dpx.Philox(1), iterations=5, clip_norm=5)
+    assert r.privacy_events == [] and r.epsilon_target == 0
+    r = dpx.solvers.pgd(X, y, dpx.Philox(1), iterations=5, noise="gaussian", clip_norm=1,
+                        epsilon=1, delta=1e-5)
+    assert r.epsilon_target == 1 and r.delta_target == 1e-5
+    eps = A.ZCdpAccountant().compose(dpx.solvers.privacy_event(r)).get_epsilon(1e-5)
+    assert eps <= 1 + 1e-9  # float-safe by default: zCDP events
+    # istdp's default is private, with the C++ default target (1, 1e-5); fixed takes no target.
+    r = dpx.solvers.istdp(X, y, dpx.Philox(1), iterations=5)
+    assert (r.epsilon_target, r.delta_target) == (1.0, 1e-5) and len(r.privacy_events) == 1
+    r = dpx.solvers.istdp(X, y, dpx.Philox(1), iterations=5, calibration="fixed", sigma=0.1)
+    assert r.epsilon_target == 0 and r.privacy_events[0][1] == 4
+    r = dpx.solvers.istdp(X, y, dpx.Philox(1), iterations=5, variant="as_published",
+                          theta0=np.full(3, 1e-3), allow_nonprivate=True)
+    assert r.guarantee.startswith("NOT private")
+    r = dpx.solvers.frank_wolfe(X, y, dpx.Philox(1), iterations=5)
+    assert r.privacy_events == []
+
+
 def test_new_solvers_bad_input(regression):
     X, y, _ = regression
     with pytest.raises(dpx.ValidationError, match="theta0"):
@@ -225,7 +292,8 @@ def test_new_solvers_bad_input(regression):
     with pytest.raises(dpx.ValidationError, match="noise"):
         dpx.solvers.pgd(X, y, dpx.Philox(1), noise="cauchy")
     with pytest.raises(dpx.ValidationError, match="public_size"):
-        dpx.solvers.pgd(X, y, dpx.Philox(1), noise="gaussian", clip_norm=1, relation="add_remove")
+        dpx.solvers.pgd(X, y, dpx.Philox(1), noise="gaussian", clip_norm=1, relation="add_remove",
+                        epsilon=1, delta=1e-5)
     with pytest.raises(dpx.ValidationError):
         dpx.solvers.Penalty.mcp(0.1, 0.5)
     with pytest.raises(ValueError):

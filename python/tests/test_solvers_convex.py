@@ -104,7 +104,7 @@ def test_frank_wolfe_calibration_closed_forms():
     assert c.utility_sensitivity == pytest.approx(2 * r * G / N, rel=1e-15)
     assert c.noise_scale == pytest.approx(2 * c.utility_sensitivity / c.step_epsilon, rel=1e-15)
     c = S.frank_wolfe_calibrate(N, private_selection=True, clip_norm=G, relation="add_remove",
-                                public_size=1000, radius=r)
+                                public_size=1000, radius=r, epsilon=eps, delta=delta)
     assert c.utility_sensitivity == pytest.approx(r * G / 1000, rel=1e-15)
     # The T selections' events re-account to <= epsilon (zCDP accountant, bounded range).
     ev = A.SelfComposedDpEvent(A.ExponentialMechanismDpEvent(

@@ -128,16 +128,17 @@ TEST(Vocabulary, AutomaticChoiceTakesTheLargerPerCoordinateEpsilon) {
 
 TEST(Vocabulary, OptionsHoldOneEpsilonDeltaTarget) {
   sol::istdp_options o;
-  EXPECT_EQ(o.target.epsilon, 1.0);
-  EXPECT_EQ(o.target.delta, 1e-5);
-  o.target = {0.5, 1e-6};
+  ASSERT_TRUE(o.target.has_value());
+  EXPECT_EQ(o.target->epsilon, 1.0);
+  EXPECT_EQ(o.target->delta, 1e-5);
+  o.target = acc::epsilon_delta{0.5, 1e-6};
   EXPECT_NO_THROW(o.validate());
-  o.target.delta = 1.0;
+  o.target->delta = 1.0;
   const std::string m = message_of([&] { o.validate(); });
   EXPECT_NE(m.find("delta"), std::string::npos) << m;
-  const acc::epsilon_delta same = sol::pgd_options{}.target;  // the same type
-  EXPECT_EQ(same.epsilon, 1.0);
-  EXPECT_EQ(same.delta, 1e-6);
+  // The same type (pgd has no target by default: its default noise is none).
+  const std::optional<acc::epsilon_delta> same = sol::pgd_options{}.target;
+  EXPECT_FALSE(same.has_value());
 }
 
 }  // namespace

@@ -59,7 +59,8 @@ TEST(StagePairs, DesignStraddlesTheStableHistogramThreshold) {
   for (const double eps_h : {0.125, 0.25, 0.5, 1.0, 2.0}) {
     for (const double delta : {1e-5, 1e-3, 0.2}) {
       const auto d = audit::make_histogram_stage_design(eps_h, delta);
-      const auto sh = mechanisms::stable_histogram::calibrate(eps_h, delta);
+      const auto sh = mechanisms::stable_histogram::calibrate(
+          eps_h, delta, mechanisms::histogram_noise::laplace);
       const double n = static_cast<double>(d.n);
       EXPECT_NEAR(d.threshold_count, sh.threshold(d.n) * n, 1e-9 * n);
       EXPECT_NEAR(d.noise_scale_count, sh.noise_scale(d.n) * n, 1e-12 * n);

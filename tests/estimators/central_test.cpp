@@ -89,7 +89,9 @@ TEST(StableRelease, BitIdenticalToMechanismsReleaseBins) {
   for (std::size_t i = 0; i < x.size(); ++i) keys[i] = detail::bin_index(x[i], width);
   const auto g0 = rng::stream(8, 8, 8, rng::purpose::noise);
   auto g1 = g0, g2 = g0;
-  const auto ref = mechanisms::stable_histogram::calibrate(0.3, 1e-4).release_bins(keys, g1);
+  const auto ref =
+      mechanisms::stable_histogram::calibrate(0.3, 1e-4, mechanisms::histogram_noise::laplace)
+          .release_bins(keys, g1);
   const auto got = detail::stable_release(
       detail::occupied_bins(x, width, "t", "x"), x.size(), 0.3, 1e-4, research, g2);
   EXPECT_EQ(got.bins, ref.bins);

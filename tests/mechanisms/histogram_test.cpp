@@ -81,7 +81,7 @@ TEST(Histogram, CountBinsDenseAndSparseAgreeWithBruteForce) {
 }
 
 TEST(Histogram, ReleaseOnlyOccupiedBinsAboveThreshold) {
-  const auto sh = stable_histogram::calibrate(2.0, 1e-6);
+  const auto sh = stable_histogram::calibrate(2.0, 1e-6, histogram_noise::laplace);
   EXPECT_DOUBLE_EQ(sh.threshold(100), 2.0 / (2.0 * 100) * std::log(2.0 / 1e-6) + 0.01);
   std::vector<double> x;
   for (int i = 0; i < 80; ++i) x.push_back(0.1);
@@ -109,6 +109,40 @@ TEST(Histogram, ReleaseOnlyOccupiedBinsAboveThreshold) {
   EXPECT_EQ(k, -3);
   sparse_histogram none;
   EXPECT_FALSE(none.argmax(k));
+}
+
+// The default is the float-safe variant (exact integer noise on counts); the research-grade
+// double Laplace is only drawn when named. Its count threshold is the smallest T with
+// P(1 + Z >= T) = r^(T-1) / (1 + r) <= delta / 2, from the discrete Laplace tail
+// P(Z >= m) = r^m / (1 + r) (r = exp(-1/tau); computed here from the pmf, not the formula).
+TEST(Histogram, DefaultNoiseIsFloatSafeDiscreteLaplace) {
+  for (const double eps : {0.5, 1.0, 3.0})
+    for (const double delta : {1e-9, 1e-5, 0.1}) {
+      const auto sh = stable_histogram::calibrate(eps, delta);
+      ASSERT_EQ(sh.noise(), histogram_noise::discrete_laplace);
+      const auto dl = sh.count_noise();
+      const double tau = dl.scale();
+      EXPECT_GE(tau, 2.0 / eps);
+      EXPECT_DOUBLE_EQ(sh.noise_scale(1000), tau / 1000.0);
+      const std::int64_t T = sh.count_threshold();
+      EXPECT_DOUBLE_EQ(sh.threshold(1000), static_cast<double>(T) / 1000.0);
+      // Tail sums of the pmf: passing at T is within delta/2, at T - 1 it is not (T minimal).
+      auto tail = [&](std::int64_t from) {
+        long double p = 0.0L;
+        for (std::int64_t z = from; z < from + 200000; ++z) p += dl.pmf(z);
+        return static_cast<double>(p);
+      };
+      EXPECT_LE(tail(T - 1), delta / 2.0) << eps << " " << delta;
+      EXPECT_GT(tail(T - 2) * (1.0 + std::exp(-1.0 / tau)), delta / 2.0) << eps << " " << delta;
+    }
+  std::vector<double> x(300, 0.5);
+  for (int i = 0; i < 40; ++i) x.push_back(3.5);
+  auto g = rng::stream(13, 0, 0, rng::purpose::noise);
+  const auto h = stable_histogram::calibrate(1.0, 1e-6).release(x, bin_grid{1.0, 0.0}, g);
+  ASSERT_FALSE(h.values.empty());
+  for (double v : h.values) EXPECT_NEAR(v * 340.0, std::round(v * 340.0), 1e-9) << v;  // c / n
+  EXPECT_EQ(stable_histogram::calibrate(1.0, 1e-6, histogram_noise::laplace).noise(),
+            histogram_noise::laplace);
 }
 
 TEST(Histogram, DiscreteVariantCountsOnGrid) {

@@ -109,7 +109,7 @@ TEST(PrivacyExact, LocalHistogramReportRatios) {
 
 TEST(PrivacyExact, StableHistogramSameBinCase) {
   // Case 1: D and D' differ in one record that stays in the same bin.
-  const auto sh = stable_histogram::calibrate(1.0, 1e-6);
+  const auto sh = stable_histogram::calibrate(1.0, 1e-6, histogram_noise::laplace);
   const bin_grid grid{2.0, 0.0};
   std::vector<double> d = {0.1, 0.2, 5.0, 5.3, 5.4, -7.0, 0.9};
   std::vector<double> d2 = d;
@@ -142,7 +142,7 @@ struct bin_law {
 TEST(PrivacyExact, StableHistogramOccupiedBinsCase) {
   for (double eps : {0.3, 1.0, 3.0})
     for (std::size_t n : {10u, 1000u}) {
-      const auto sh = stable_histogram::calibrate(eps, 1e-5);
+      const auto sh = stable_histogram::calibrate(eps, 1e-5, histogram_noise::laplace);
       const double b = sh.noise_scale(n), t = sh.threshold(n), dn = static_cast<double>(n);
       EXPECT_DOUBLE_EQ(b, 2.0 / (eps * dn));
       EXPECT_DOUBLE_EQ(t, 2.0 / (eps * dn) * std::log(2.0 / 1e-5) + 1.0 / dn);
@@ -167,7 +167,7 @@ TEST(PrivacyExact, StableHistogramAppearingBinDeltaTerm) {
   for (double eps : {0.3, 1.0, 3.0})
     for (double delta : {1e-9, 1e-6, 1e-3})
       for (std::size_t n : {5u, 100u, 100000u}) {
-        const auto sh = stable_histogram::calibrate(eps, delta);
+        const auto sh = stable_histogram::calibrate(eps, delta, histogram_noise::laplace);
         const double dn = static_cast<double>(n);
         const bin_law one{1.0 / dn, sh.noise_scale(n), sh.threshold(n)};
         // P(released | count 1) (exact complement, no cancellation); 0 under count 0.

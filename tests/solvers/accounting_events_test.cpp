@@ -48,8 +48,7 @@ istdp_options strict(noise_calibration c) {
   o.sensitivity = sensitivity_mode::clipping;
   o.clip_norm = 2.0;
   o.calibration = c;
-  o.target.epsilon = 1.0;
-  o.target.delta = 1e-5;
+  o.target = core::epsilon_delta{1.0, 1e-5};
   o.trace.enabled = false;
   return o;
 }
@@ -61,15 +60,15 @@ TEST(AccountingOfEvents, IstdpTightCalibrationIsExactUnderPld) {
   const auto o = strict(noise_calibration::tight);
   const auto r = istdp(p.loss, prox::mcp(0.05, 3.0), zero, o, g);
   ASSERT_EQ(r.privacy_events.size(), 39u);  // T - 1 releases
-  const double eps = epsilon_of(accounting::pld_accountant{}, r.privacy_events, o.target.delta);
+  const double eps = epsilon_of(accounting::pld_accountant{}, r.privacy_events, o.target->delta);
   // Exact Gaussian composition: PLD reproduces the target (to its discretisation) from above.
-  EXPECT_LE(eps, o.target.epsilon * (1 + 1e-6));
-  EXPECT_GE(eps, o.target.epsilon * 0.99);
+  EXPECT_LE(eps, o.target->epsilon * (1 + 1e-6));
+  EXPECT_GE(eps, o.target->epsilon * 0.99);
   // RDP is a valid but looser accountant: it certifies at least as much as the exact curve.
-  EXPECT_GE(epsilon_of(accounting::rdp_accountant{}, r.privacy_events, o.target.delta),
+  EXPECT_GE(epsilon_of(accounting::rdp_accountant{}, r.privacy_events, o.target->delta),
             eps * (1 - 1e-9));
   // Power: twice the releases exceed the budget.
-  EXPECT_GT(epsilon_of(accounting::pld_accountant{}, r.privacy_events, o.target.delta, 2), 1.3);
+  EXPECT_GT(epsilon_of(accounting::pld_accountant{}, r.privacy_events, o.target->delta, 2), 1.3);
 }
 
 TEST(AccountingOfEvents, IstdpPaperCalibrationIsWithinTargetUnderRdpAndPld) {
@@ -80,10 +79,10 @@ TEST(AccountingOfEvents, IstdpPaperCalibrationIsWithinTargetUnderRdpAndPld) {
   const auto r = istdp(p.loss, prox::mcp(0.05, 3.0), zero, o, g);
   ASSERT_EQ(r.privacy_events.size(), 39u);
   // Theorem 3.3 (classical Gaussian per step + advanced composition) is conservative.
-  EXPECT_LE(epsilon_of(accounting::pld_accountant{}, r.privacy_events, o.target.delta),
-            o.target.epsilon);
-  EXPECT_LE(epsilon_of(accounting::rdp_accountant{}, r.privacy_events, o.target.delta),
-            o.target.epsilon);
+  EXPECT_LE(epsilon_of(accounting::pld_accountant{}, r.privacy_events, o.target->delta),
+            o.target->epsilon);
+  EXPECT_LE(epsilon_of(accounting::rdp_accountant{}, r.privacy_events, o.target->delta),
+            o.target->epsilon);
 }
 
 pgd_options noisy(pgd_noise noise, noise_calibration c) {
@@ -92,8 +91,7 @@ pgd_options noisy(pgd_noise noise, noise_calibration c) {
   o.noise = noise;
   o.iterations = 30;
   o.clip_norm = 1.0;
-  o.target.epsilon = 1.0;
-  o.target.delta = 1e-6;
+  o.target = core::epsilon_delta{1.0, 1e-6};
   o.step_size = 0.1;
   o.calibration = c;
   o.trace.enabled = false;
@@ -107,12 +105,12 @@ TEST(AccountingOfEvents, NoisyPgdGaussianTightIsExactUnderPld) {
   const auto o = noisy(pgd_noise::gaussian, noise_calibration::tight);
   const auto r = pgd(p.loss, prox::l2_ball(1.0), zero, o, g);
   ASSERT_EQ(r.privacy_events.size(), 30u);
-  const double eps = epsilon_of(accounting::pld_accountant{}, r.privacy_events, o.target.delta);
-  EXPECT_LE(eps, o.target.epsilon * (1 + 1e-6));
-  EXPECT_GE(eps, o.target.epsilon * 0.99);
-  EXPECT_GE(epsilon_of(accounting::rdp_accountant{}, r.privacy_events, o.target.delta),
+  const double eps = epsilon_of(accounting::pld_accountant{}, r.privacy_events, o.target->delta);
+  EXPECT_LE(eps, o.target->epsilon * (1 + 1e-6));
+  EXPECT_GE(eps, o.target->epsilon * 0.99);
+  EXPECT_GE(epsilon_of(accounting::rdp_accountant{}, r.privacy_events, o.target->delta),
             eps * (1 - 1e-9));
-  EXPECT_GT(epsilon_of(accounting::pld_accountant{}, r.privacy_events, o.target.delta, 2), 1.3);
+  EXPECT_GT(epsilon_of(accounting::pld_accountant{}, r.privacy_events, o.target->delta, 2), 1.3);
 }
 
 TEST(AccountingOfEvents, NoisyPgdLaplaceEventsAreWithinTarget) {
@@ -124,19 +122,20 @@ TEST(AccountingOfEvents, NoisyPgdLaplaceEventsAreWithinTarget) {
   o.laplace_rule = laplace_composition::advanced;
   auto r = pgd(p.loss, prox::l2_ball(1.0), zero, o, g);
   ASSERT_EQ(r.privacy_events.size(), 30u * p.s.d);
-  EXPECT_LE(epsilon_of(accounting::pld_accountant{}, r.privacy_events, o.target.delta),
-            o.target.epsilon);
-  EXPECT_LE(epsilon_of(accounting::rdp_accountant{}, r.privacy_events, o.target.delta),
-            o.target.epsilon);
+  EXPECT_LE(epsilon_of(accounting::pld_accountant{}, r.privacy_events, o.target->delta),
+            o.target->epsilon);
+  EXPECT_LE(epsilon_of(accounting::rdp_accountant{}, r.privacy_events, o.target->delta),
+            o.target->epsilon);
   // Basic composition: T d pure releases of eps / (T d) each. The basic accountant sums them to
   // exactly eps (twice the events: 2 eps); PLD, tighter, gives less at delta.
   o.laplace_rule = laplace_composition::basic;
   r = pgd(p.loss, prox::l2_ball(1.0), zero, o, g);
   const accounting::approx_dp_accountant basic{accounting::composition_rule::basic};
-  EXPECT_NEAR(epsilon_of(basic, r.privacy_events, o.target.delta), o.target.epsilon, 1e-12);
-  EXPECT_NEAR(epsilon_of(basic, r.privacy_events, o.target.delta, 2), 2 * o.target.epsilon, 1e-12);
-  EXPECT_LE(epsilon_of(accounting::pld_accountant{}, r.privacy_events, o.target.delta),
-            o.target.epsilon);
+  EXPECT_NEAR(epsilon_of(basic, r.privacy_events, o.target->delta), o.target->epsilon, 1e-12);
+  EXPECT_NEAR(
+      epsilon_of(basic, r.privacy_events, o.target->delta, 2), 2 * o.target->epsilon, 1e-12);
+  EXPECT_LE(epsilon_of(accounting::pld_accountant{}, r.privacy_events, o.target->delta),
+            o.target->epsilon);
   // L2-calibrated Laplace: T (eps_it, delta_it) events; the KOV accountant (optimal for
   // identical events) certifies <= eps at the target delta.
   o = noisy(pgd_noise::laplace_l2, noise_calibration::paper);
@@ -144,8 +143,8 @@ TEST(AccountingOfEvents, NoisyPgdLaplaceEventsAreWithinTarget) {
   ASSERT_EQ(r.privacy_events.size(), 30u);
   EXPECT_LE(epsilon_of(accounting::approx_dp_accountant{accounting::composition_rule::kov},
                        r.privacy_events,
-                       o.target.delta),
-            o.target.epsilon);
+                       o.target->delta),
+            o.target->epsilon);
 }
 
 }  // namespace

@@ -57,8 +57,7 @@ istdp_options strict_istdp() {
   o.alpha_max = 0.1;
   o.alpha_min = 1e-3;
   o.clip_norm = 2.0;
-  o.target.epsilon = 1.0;
-  o.target.delta = 1e-5;
+  o.target = core::epsilon_delta{1.0, 1e-5};
   o.trace.enabled = false;
   return o;
 }
@@ -73,14 +72,14 @@ TEST(FloatSafeNoise, IstdpDefaultIsFloatSafeAndAccountedByZcdp) {
   ASSERT_EQ(r.privacy_events.size(), 39u);
   expect_all_zcdp(r.privacy_events);
   const double bs =
-      zcdp_epsilon_of(r.privacy_events, o.target.delta, accounting::zcdp_conversion::bun_steinke);
-  EXPECT_NEAR(bs, o.target.epsilon, 1e-9);
+      zcdp_epsilon_of(r.privacy_events, o.target->delta, accounting::zcdp_conversion::bun_steinke);
+  EXPECT_NEAR(bs, o.target->epsilon, 1e-9);
   EXPECT_LE(
-      zcdp_epsilon_of(r.privacy_events, o.target.delta, accounting::zcdp_conversion::numerical),
-      o.target.epsilon);
+      zcdp_epsilon_of(r.privacy_events, o.target->delta, accounting::zcdp_conversion::numerical),
+      o.target->epsilon);
   EXPECT_GT(zcdp_epsilon_of(
-                r.privacy_events, o.target.delta, accounting::zcdp_conversion::bun_steinke, 2),
-            1.3 * o.target.epsilon);
+                r.privacy_events, o.target->delta, accounting::zcdp_conversion::bun_steinke, 2),
+            1.3 * o.target->epsilon);
   EXPECT_NE(r.guarantee.find("zCDP"), std::string::npos) << r.guarantee;
   // The research-grade run from the same stream draws a different law.
   auto orr = o;
@@ -112,8 +111,7 @@ TEST(FloatSafeNoise, NoisyPgdGaussianAndPerCoordinateLaplace) {
   o.noise = pgd_noise::gaussian;
   o.iterations = 30;
   o.clip_norm = 1.0;
-  o.target.epsilon = 1.0;
-  o.target.delta = 1e-6;
+  o.target = core::epsilon_delta{1.0, 1e-6};
   o.step_size = 0.1;
   o.trace.enabled = false;
   auto g = rng::stream(5, 0, 0, rng::purpose::noise);
@@ -121,8 +119,8 @@ TEST(FloatSafeNoise, NoisyPgdGaussianAndPerCoordinateLaplace) {
   ASSERT_EQ(r.privacy_events.size(), 30u);
   expect_all_zcdp(r.privacy_events);
   EXPECT_NEAR(
-      zcdp_epsilon_of(r.privacy_events, o.target.delta, accounting::zcdp_conversion::bun_steinke),
-      o.target.epsilon,
+      zcdp_epsilon_of(r.privacy_events, o.target->delta, accounting::zcdp_conversion::bun_steinke),
+      o.target->epsilon,
       1e-9);
   // Per-coordinate Laplace: T d pure releases of eps0 = Delta / b (exact for the grid release).
   o.noise = pgd_noise::laplace_per_coordinate;
@@ -135,7 +133,7 @@ TEST(FloatSafeNoise, NoisyPgdGaussianAndPerCoordinateLaplace) {
     ASSERT_EQ(core::event_name(run.event), "pure_dp");
     total += std::get<core::pure_dp_event>(run.event).epsilon * static_cast<double>(run.count);
   }
-  EXPECT_NEAR(total, o.target.epsilon, 1e-12);  // basic composition of eps / (T d) each
+  EXPECT_NEAR(total, o.target->epsilon, 1e-12);  // basic composition of eps / (T d) each
   // L2-calibrated Laplace is the continuous law's argument: refused, naming noise_kind.
   o.noise = pgd_noise::laplace_l2;
   EXPECT_THROW(o.validate(), core::invalid_argument_error);

@@ -95,8 +95,7 @@ TEST(FrankWolfe, TightCalibrationClosedFormAndAccountant) {
       o.private_selection = true;
       o.clip_norm = 1.0;
       o.iterations = t;
-      o.target.epsilon = eps;
-      o.target.delta = 1e-6;
+      o.target = core::epsilon_delta{eps, 1e-6};
       const double e0 = frank_wolfe_step_epsilon(o);
       const double rho = double(t) * e0 * e0 / 8.0, l = std::log(1e6);
       EXPECT_NEAR(rho + 2.0 * std::sqrt(rho * l), eps, 1e-10 * eps);
@@ -227,12 +226,13 @@ TEST(FrankWolfe, RejectsBadOptions) {
   o.radius = 1;
   EXPECT_THROW(frank_wolfe(loss, far, o, g), core::invalid_argument_error);
   o.private_selection = true;  // neither clip_norm nor coordinate_bound
+  o.target = core::epsilon_delta{1.0, 1e-6};
   EXPECT_THROW(frank_wolfe(loss, zero, o, g), core::invalid_argument_error);
   o.clip_norm = 1;
   o.relation = core::neighbouring::add_remove;  // no public_size
   EXPECT_THROW(frank_wolfe(loss, zero, o, g), core::invalid_argument_error);
   o.public_size = n;
-  o.target.delta = 0;
+  o.target->delta = 0;
   EXPECT_THROW(frank_wolfe(loss, zero, o, g), core::invalid_argument_error);
   frank_wolfe_options ok;
   ok.noise_kind = mechanisms::noise_kind::research_grade;

@@ -103,6 +103,7 @@ istdp_options published_options(int T, double sigma) {
   o.sensitivity = sensitivity_mode::gradient_bound;
   o.gradient_bound = 1.0;
   o.calibration = noise_calibration::fixed;
+  o.target.reset();  // fixed spends sigma, not a target
   o.sigma = sigma;
   return o;
 }
@@ -146,8 +147,7 @@ istdp_options strict_options(int T) {
   o.sensitivity = sensitivity_mode::clipping;
   o.clip_norm = 5.0;
   o.calibration = noise_calibration::tight;
-  o.target.epsilon = 1.0;
-  o.target.delta = 1e-5;
+  o.target = core::epsilon_delta{1.0, 1e-5};
   o.trace.record_objective = false;
   return o;
 }
@@ -199,8 +199,8 @@ TEST(Istdp, NoiseScalesEqualCalibrationFormulas) {
       // Theorem 3.3 with the paper's 2U.
       auto o = published_options(T, 0);
       o.calibration = noise_calibration::paper;
-      o.target.epsilon = eps;
-      o.target.delta = delta;
+      o.target = core::epsilon_delta{eps, delta};
+      o.allow_nonprivate = true;  // as_published: the target calibrates its noisy gradients only
       o.gradient_bound = 3.0;
       auto g = rng::stream(3, 0, 0, rng::purpose::noise);
       auto r = istdp(t.loss, prox::l1_norm(0.1), th0, th1, o, g);
@@ -218,8 +218,7 @@ TEST(Istdp, NoiseScalesEqualCalibrationFormulas) {
       // Tight: exact composition of T - 1 releases, per-example clipping 2G/n and G/n_bar.
       for (auto rel : {core::neighbouring::replace_one, core::neighbouring::add_remove}) {
         auto s = strict_options(T);
-        s.target.epsilon = eps;
-        s.target.delta = delta;
+        s.target = core::epsilon_delta{eps, delta};
         s.relation = rel;
         s.public_size = 2;  // add/remove: the public normaliser n_bar = n (ignored by replace-one)
         auto g2 = rng::stream(3, 0, 0, rng::purpose::noise);
@@ -261,7 +260,7 @@ TEST(IstdpOptions, BadFieldsNamed) {
   o.eta = 1.0;
   expect_rejects(o, "eta");
   o = strict_options(10);
-  o.target.delta = 1.0;
+  o.target->delta = 1.0;
   expect_rejects(o, "delta");
   o = strict_options(10);
   o.alpha_min = 0.5;

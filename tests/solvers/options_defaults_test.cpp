@@ -40,8 +40,12 @@ TEST(SolverOptionsDefaults, Istdp) {
   // The default public smoothness bound (1: least squares and logistic losses with rows of norm
   // <= 1) admits the default alpha_max = 1.
   EXPECT_EQ(istdp_options{}.public_smoothness, 1.0);
+  // as_published is NOT private: with the default target it needs the explicit opt-in
+  // (privacy_target_test.cpp covers the rule).
   istdp_options published;
   published.variant = istdp_variant::as_published;
+  expect_rejects_naming([&] { published.validate(); }, "variant");
+  published.allow_nonprivate = true;
   EXPECT_NO_THROW(published.validate());
 }
 // Strict ISTDP takes no theta0: the one-point overload runs on the default options and gives

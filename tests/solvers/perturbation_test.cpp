@@ -120,8 +120,8 @@ TEST(OutputPerturbation, CalibrationAndNoiseLevel) {
   o.noise_kind = mechanisms::noise_kind::research_grade;
   o.regularization = 0.1;
   o.clip_norm = 1.0;
-  o.target.epsilon = 0.7;
-  o.target.delta = 1e-5;
+  o.target->epsilon = 0.7;
+  o.target->delta = 1e-5;
   const auto cal = output_perturbation_calibrate(o, n);
   EXPECT_NEAR(cal.sensitivity, (2.0 / n + 2 * cal.tolerance) / 0.1, 1e-15);
   EXPECT_NEAR(
@@ -249,15 +249,18 @@ TEST(SolverNoiseKind, FloatSafeDefaultRefusesResearchGradeOnlySolvers) {
   output_perturbation_options op;  // defaults: tight calibration (noisy), float_safe
   EXPECT_TRUE(refused_naming_noise_kind([&] { (void)output_perturbation(loss, op, g); }));
   op.calibration = noise_calibration::fixed;  // noise_scale 0: the nonprivate minimiser
+  op.target.reset();                          // which takes no target
   EXPECT_NO_THROW((void)output_perturbation(loss, op, g));
   const objective_perturbation_options ob;
   EXPECT_TRUE(refused_naming_noise_kind([&] { (void)objective_perturbation(loss, ob, g); }));
   frank_wolfe_options fw;
   fw.private_selection = true;
   fw.coordinate_bound = 1.0;
+  fw.target = core::epsilon_delta{1.0, 1e-6};
   const std::vector<double> zero(d, 0.0);
   EXPECT_TRUE(refused_naming_noise_kind([&] { (void)frank_wolfe(loss, zero, fw, g); }));
   fw.private_selection = false;
+  fw.target.reset();
   EXPECT_NO_THROW((void)frank_wolfe(loss, zero, fw, g));
 }
 

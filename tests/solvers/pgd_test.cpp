@@ -78,8 +78,7 @@ pgd_options private_options(pgd_noise noise) {
   o.noise = noise;
   o.iterations = 20;
   o.clip_norm = 2.0;
-  o.target.epsilon = 1.0;
-  o.target.delta = 1e-6;
+  o.target = core::epsilon_delta{1.0, 1e-6};
   o.step_size = 0.1;
   o.calibration = noise_calibration::paper;
   o.trace.enabled = false;
@@ -155,7 +154,7 @@ TEST(PgdOptions, BadFieldsNamed) {
   o.clip_norm = 0;
   check(o, "clip_norm");
   o = private_options(pgd_noise::gaussian);
-  o.target.epsilon = 0;
+  o.target->epsilon = 0;
   check(o, "epsilon");
   o = private_options(pgd_noise::gaussian);
   o.step_size = -1;
@@ -165,7 +164,7 @@ TEST(PgdOptions, BadFieldsNamed) {
   o.noise_scale = 1;
   check(o, "calibration");
   o = private_options(pgd_noise::gaussian);
-  o.target.delta = 0;
+  o.target->delta = 0;
   check(o, "delta");
   EXPECT_THROW(parse_pgd_noise("cauchy"), core::invalid_argument_error);
 }

@@ -61,6 +61,7 @@ istdp_options istdp_noiseless(core::neighbouring rel, std::size_t public_size) {
   o.relation = rel;
   o.public_size = public_size;
   o.calibration = noise_calibration::fixed;
+  o.target.reset();  // fixed spends sigma, not a target
   o.sigma = 0.0;
   o.trace.enabled = false;
   return o;
@@ -107,8 +108,7 @@ TEST(PublicNormaliser, AddRemoveWithoutPublicSizeThrowsNamingIt) {
   pgd_options p = pgd_noiseless(core::neighbouring::add_remove, 0);
   p.noise = pgd_noise::gaussian;
   p.calibration = noise_calibration::tight;
-  p.target.epsilon = 1.0;
-  p.target.delta = 1e-5;
+  p.target = core::epsilon_delta{1.0, 1e-5};
   expect_names_public_size([&] { p.validate(); });
   expect_names_public_size([&] { (void)pgd(loss, prox::zero_penalty{}, zero, p, g); });
   expect_names_public_size([&] { (void)pgd_calibrate(p, 20, 3); });
@@ -118,8 +118,7 @@ TEST(PublicNormaliser, AddRemoveWithoutPublicSizeThrowsNamingIt) {
 
   istdp_options o = istdp_noiseless(core::neighbouring::add_remove, 0);
   o.calibration = noise_calibration::tight;
-  o.target.epsilon = 1.0;
-  o.target.delta = 1e-5;
+  o.target = core::epsilon_delta{1.0, 1e-5};
   expect_names_public_size([&] { o.validate(); });
   expect_names_public_size([&] { (void)istdp(loss, prox::zero_penalty{}, zero, o, g); });
   expect_names_public_size([&] { (void)istdp_sensitivity(o, 20); });
@@ -211,12 +210,10 @@ TEST(PublicNormaliser, BruteForceAddRemoveSensitivityWithinGOverNbar) {
   auto p_noisy = p_opt;
   p_noisy.noise = pgd_noise::gaussian;
   p_noisy.calibration = noise_calibration::tight;
-  p_noisy.target.epsilon = 1.0;
-  p_noisy.target.delta = 1e-5;
+  p_noisy.target = core::epsilon_delta{1.0, 1e-5};
   auto i_noisy = i_opt;
   i_noisy.calibration = noise_calibration::tight;
-  i_noisy.target.epsilon = 1.0;
-  i_noisy.target.delta = 1e-5;
+  i_noisy.target = core::epsilon_delta{1.0, 1e-5};
   auto g = rng::stream(3, 0, 0, rng::purpose::noise);
   const std::vector<double> zero(d, 0.0);
   const auto rp_d = pgd(ld, prox::zero_penalty{}, zero, p_noisy, g);

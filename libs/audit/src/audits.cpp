@@ -191,7 +191,9 @@ named_audit_result audit_mechanism(const mechanism_audit_spec& spec,
                   options);
   }
   if (m == "stable_histogram") {
-    const auto run = mechanisms::stable_histogram::calibrate(eps * emult, spec.delta);
+    // The research-grade Laplace variant, named: the audit's n bound below is its threshold's.
+    const auto run = mechanisms::stable_histogram::calibrate(
+        eps * emult, spec.delta, mechanisms::histogram_noise::laplace);
     // Both bins must stay far above the threshold (2 ln(2/delta)/eps + 1)/n: n/2 - 1 >= twice
     // the threshold count needs n >= 8 ln(2/delta)/eps + 6; raise n to the next even size.
     auto n = static_cast<std::size_t>(std::ceil(8 * std::log(2 / spec.delta) / (eps * emult) + 8));

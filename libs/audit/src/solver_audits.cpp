@@ -87,6 +87,9 @@ solvers::istdp_options istdp_opts(const solver_audit_spec& s) {
   o.relation = core::neighbouring::replace_one;
   o.calibration = solvers::noise_calibration::tight;
   o.target = s.target;
+  // as_published is NOT private (its step selection reads the data): auditing it at the noise
+  // the target calibrates is the point (the audit shows the leak), an explicit opt-in.
+  o.allow_nonprivate = o.variant == solvers::istdp_variant::as_published;
   o.trace.enabled = false;
   return o;
 }

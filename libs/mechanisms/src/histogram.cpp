@@ -29,6 +29,8 @@ stable_histogram stable_histogram::calibrate(double epsilon, double delta, histo
 
 double stable_histogram::noise_scale(std::size_t n) const {
   core::check_at_least("stable_histogram::noise_scale", "n", static_cast<long long>(n), 1);
+  if (noise_ == histogram_noise::discrete_laplace)
+    return count_noise().scale() / static_cast<double>(n);
   return 2.0 / (epsilon_ * static_cast<double>(n));
 }
 
@@ -48,8 +50,12 @@ discrete_laplace stable_histogram::count_noise() const {
 }
 
 std::int64_t stable_histogram::count_threshold() const {
-  // P(1 + Z >= T) = r^(T-1) / (1 + r) with r = exp(-1/tau); T - 1 >= tau ln(2/delta) makes
-  // it <= (delta/2) / (1 + r). tau is the exact rational scale of count_noise().
+  // Z discrete Laplace of scale tau: P(Z = z) = ((1 - r)/(1 + r)) r^|z|, r = exp(-1/tau)
+  // (Canonne, Kamath & Steinke 2020, discrete Laplace), so for m >= 1
+  // P(Z >= m) = ((1 - r)/(1 + r)) sum_{z >= m} r^z = r^m / (1 + r). A bin that appears has
+  // count 1 and passes with P(1 + Z >= T) = r^(T-1) / (1 + r); T - 1 >= tau ln(2/delta) makes
+  // it <= (delta/2) / (1 + r) < delta/2, the delta term of the three-case proof (Karwa & Vadhan
+  // 2018, Lemma 2.3). tau is the exact rational scale the sampler draws with (count_noise()).
   const auto dl = count_noise();
   const long double tau = static_cast<long double>(dl.scale_numerator()) /
                           static_cast<long double>(dl.scale_denominator());

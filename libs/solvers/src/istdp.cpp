@@ -47,9 +47,28 @@ void istdp_options::validate() const {
       "calibration");
   if (calibration == noise_calibration::fixed) {
     core::check_nonnegative(fn, "sigma", sigma);
+    detail::refuse_target(fn,
+                          target,
+                          "calibration",
+                          "fixed",
+                          sigma > 0 ? "spends sigma, not a target (its guarantee is privacy_events)"
+                                    : "with sigma 0 adds no noise, so the fit is NOT "
+                                      "differentially private");
   } else {
-    core::check_positive(fn, "epsilon", target.epsilon);
-    core::check_open_interval(fn, "delta", target.delta, 0.0, 1.0);
+    detail::require_target(fn, target, core::to_string(calibration));
+  }
+  if (variant == istdp_variant::as_published) {
+    if (!allow_nonprivate)
+      detail::refuse_target(fn,
+                            target,
+                            "variant",
+                            "as_published",
+                            "is NOT differentially private (its BB step and line search read the "
+                            "exact gradients and objective; docs/theory/istdp.md): a target would "
+                            "calibrate only its noisy gradients. Use variant strict, or set "
+                            "allow_nonprivate to run the published algorithm with it");
+  } else if (allow_nonprivate) {
+    core::throw_invalid(fn, "allow_nonprivate", "true", "is only used by variant as_published");
   }
   if (calibration == noise_calibration::paper && noise_kind == mechanisms::noise_kind::float_safe)
     core::throw_invalid(fn,
@@ -76,20 +95,21 @@ double istdp_sensitivity(const istdp_options& o, std::size_t n) {
 }
 
 double istdp_sigma(const istdp_options& o, std::size_t n) {
+  o.validate();  // a calibrated run's target is present from here on
   switch (o.calibration) {
     case noise_calibration::fixed:
       return o.sigma;
     case noise_calibration::paper:
       return istdp_theorem_3_3(
-                 o.target.epsilon, o.target.delta, o.iterations, istdp_sensitivity(o, n))
+                 o.target->epsilon, o.target->delta, o.iterations, istdp_sensitivity(o, n))
           .sigma;
     case noise_calibration::tight:
       // Rounded up: sigma / sensitivity (the events' multiplier) stays >= the calibrated one.
       return core::multiply_up(
           istdp_sensitivity(o, n),
           o.noise_kind == mechanisms::noise_kind::float_safe
-              ? gaussian_zcdp_multiplier(o.target.epsilon, o.target.delta, o.iterations - 1)
-              : gaussian_tight_multiplier(o.target.epsilon, o.target.delta, o.iterations - 1));
+              ? gaussian_zcdp_multiplier(o.target->epsilon, o.target->delta, o.iterations - 1)
+              : gaussian_tight_multiplier(o.target->epsilon, o.target->delta, o.iterations - 1));
     default:  // rejected by validate()
       break;
   }

@@ -33,11 +33,18 @@ void output_perturbation_options::validate() const {
   core::check_positive(fn, "clip_norm", clip_norm);
   switch (calibration) {
     case noise_calibration::tight:
-      core::check_positive(fn, "epsilon", target.epsilon);
-      core::check_open_interval(fn, "delta", target.delta, 0.0, 1.0);
+      detail::require_target(fn, target, "tight");
       break;
     case noise_calibration::fixed:
       core::check_nonnegative(fn, "noise_scale", noise_scale);
+      detail::refuse_target(fn,
+                            target,
+                            "calibration",
+                            "fixed",
+                            noise_scale > 0 ? "spends noise_scale, not a target (its guarantee is "
+                                              "privacy_events)"
+                                            : "with noise_scale 0 releases the exact minimiser, "
+                                              "so the fit is NOT differentially private");
       break;
     default:
       core::throw_invalid(fn,
@@ -64,7 +71,7 @@ perturbation_calibration output_perturbation_calibrate(const output_perturbation
   c.noise_scale =
       o.calibration == noise_calibration::fixed
           ? o.noise_scale
-          : c.sensitivity * gaussian_tight_multiplier(o.target.epsilon, o.target.delta, 1);
+          : c.sensitivity * gaussian_tight_multiplier(o.target->epsilon, o.target->delta, 1);
   return c;
 }
 

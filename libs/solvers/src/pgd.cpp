@@ -39,18 +39,30 @@ void pgd_options::validate() const {
       {noise_calibration::paper, noise_calibration::tight, noise_calibration::fixed},
       fn,
       "calibration");
-  if (noise != pgd_noise::none) {
+  if (noise == pgd_noise::none) {
+    detail::refuse_target(
+        fn,
+        target,
+        "noise",
+        "none",
+        "adds no noise, so the fit is NOT differentially private (choose "
+        "noise gaussian, laplace_per_coordinate or laplace_l2 for a private fit)");
+  } else {
     core::check_positive(fn, "clip_norm", clip_norm);
     if (calibration == noise_calibration::fixed) {
       core::check_positive(fn, "noise_scale", noise_scale);
       if (noise == pgd_noise::laplace_l2)
         core::throw_invalid(
             fn, "calibration", "fixed", "laplace_l2 needs a calibrated budget (paper or tight)");
+      detail::refuse_target(fn,
+                            target,
+                            "calibration",
+                            "fixed",
+                            "spends noise_scale, not a target (its guarantee is privacy_events)");
     } else {
-      core::check_positive(fn, "epsilon", target.epsilon);
       const bool pure =
           noise == pgd_noise::laplace_per_coordinate && laplace_rule == laplace_composition::basic;
-      if (!pure) core::check_open_interval(fn, "delta", target.delta, 0.0, 1.0);
+      detail::require_target(fn, target, core::to_string(calibration), !pure);
     }
     detail::check_public_size(fn, relation, public_size);
   }
@@ -65,6 +77,7 @@ void pgd_options::validate() const {
 }
 
 pgd_calibration pgd_calibrate(const pgd_options& o, std::size_t n, std::size_t d) {
+  o.validate();  // a calibrated run's target is present from here on
   pgd_calibration c;
   if (o.noise == pgd_noise::none || n == 0) return c;
   if (o.relation == core::neighbouring::replace_one) {
@@ -84,8 +97,8 @@ pgd_calibration pgd_calibrate(const pgd_options& o, std::size_t n, std::size_t d
       break;
     case pgd_noise::laplace_per_coordinate:
       c.noise_scale = fixed ? o.noise_scale
-                            : laplace_per_coordinate_scale(o.target.epsilon,
-                                                           o.target.delta,
+                            : laplace_per_coordinate_scale(o.target->epsilon,
+                                                           o.target->delta,
                                                            o.iterations,
                                                            static_cast<std::int64_t>(d),
                                                            c.sensitivity,
@@ -93,7 +106,7 @@ pgd_calibration pgd_calibrate(const pgd_options& o, std::size_t n, std::size_t d
       c.step_epsilon = c.sensitivity / c.noise_scale;
       break;
     case pgd_noise::laplace_l2: {
-      const auto b = split_budget(o.target.epsilon, o.target.delta, o.iterations, o.laplace_rule);
+      const auto b = split_budget(o.target->epsilon, o.target->delta, o.iterations, o.laplace_rule);
       c.step_epsilon = b.epsilon;
       c.step_delta = b.delta;
       c.noise_scale = laplace_l2_scale(b.epsilon, b.delta, c.sensitivity);
@@ -103,12 +116,12 @@ pgd_calibration pgd_calibrate(const pgd_options& o, std::size_t n, std::size_t d
       c.noise_scale =
           fixed ? o.noise_scale
                 // Rounded up: the events' sigma / sensitivity stays >= the calibrated multiplier.
-                : core::multiply_up(
-                      c.sensitivity,
-                      o.noise_kind == mechanisms::noise_kind::float_safe
-                          ? gaussian_zcdp_multiplier(o.target.epsilon, o.target.delta, o.iterations)
-                          : gaussian_tight_multiplier(
-                                o.target.epsilon, o.target.delta, o.iterations));
+                : core::multiply_up(c.sensitivity,
+                                    o.noise_kind == mechanisms::noise_kind::float_safe
+                                        ? gaussian_zcdp_multiplier(
+                                              o.target->epsilon, o.target->delta, o.iterations)
+                                        : gaussian_tight_multiplier(
+                                              o.target->epsilon, o.target->delta, o.iterations));
       break;
   }
   return c;

@@ -204,7 +204,7 @@ TEST(Estimators, LocalHistogramUnbiased) {
 
 TEST(Estimators, StableHistogramNoiseIsLaplace) {
   const double eps = 1.0;
-  const auto sh = stable_histogram::calibrate(eps, 1e-6);
+  const auto sh = stable_histogram::calibrate(eps, 1e-6, histogram_noise::laplace);
   std::vector<std::int64_t> keys;
   for (std::int64_t b = 0; b < 200; ++b)
     for (int i = 0; i < 500; ++i) keys.push_back(b * 7 - 300);

@@ -67,32 +67,38 @@ struct sparse_histogram {
 /// How the stable histogram's noise is drawn.
 enum class histogram_noise {
   /// Algorithm 2 exactly: Lap(0, 2/(eps n)) on frequencies, threshold 2 ln(2/delta)/(eps n) + 1/n.
-  /// Research-grade double noise (fast; see laplace.hpp on float safety).
+  /// Research-grade double noise (fast; NOT float-safe, see laplace.hpp): ask for it by name.
   laplace,
-  /// Float-safe variant: exact discrete Laplace of scale tau >= 2/eps on the integer COUNTS
-  /// (discrete.hpp), count threshold T = ceil(1 + tau ln(2/delta)); release (c + Z) / n when
-  /// c + Z >= T. Same three-case proof: an appearing bin passes with probability
-  /// r^(T-1) / (1 + r) <= delta / 2 (r = e^(-1/tau)).
+  /// Float-safe (the default): exact discrete Laplace of scale tau >= 2/eps on the integer
+  /// COUNTS (discrete.hpp), count threshold T = ceil(1 + tau ln(2/delta)); release (c + Z) / n
+  /// when c + Z >= T. Same three-case proof: an appearing bin passes with probability
+  /// r^(T-1) / (1 + r) <= delta / 2 (r = e^(-1/tau); see count_threshold()).
   discrete_laplace,
 };
 
-/// The stable histogram (docs/theory/dependent-data.md §3.1): for each occupied bin k (p^_k > 0),
-/// release p~_k = p^_k + Lap(0, 2/(eps n)) if that is >= t = (2/(eps n)) ln(2/delta) + 1/n, else 0;
-/// empty bins release exactly 0 and draw no noise. (eps, delta)-DP under replace-one
-/// neighbours (Lemma C.1): same bin -> output unchanged; two occupied bins change by 1/n each
-/// (L1 sensitivity 2/n, Laplace); a bin that appears passes the threshold with probability
-/// (1/2) exp(-ln(2/delta)) = delta/4 <= delta/2.
+/// The stable histogram (docs/theory/dependent-data.md §3.1): for each occupied bin k (c_k > 0),
+/// release the noisy count if it passes the threshold, else 0; empty bins release exactly 0 and
+/// draw no noise. (eps, delta)-DP under replace-one neighbours (Lemma C.1): same bin -> output
+/// unchanged; two occupied bins change by one count each (L1 sensitivity 2); a bin that appears
+/// (or vanishes) passes the threshold with probability <= delta/2.
+///  * discrete_laplace (default, float-safe): c_k + Z, Z exact discrete Laplace of scale
+///    tau >= 2/eps, released as (c_k + Z)/n when c_k + Z >= T (count_threshold()).
+///  * laplace (research-grade, Algorithm 2 as printed): p^_k + Lap(0, 2/(eps n)) released when
+///    >= t = (2/(eps n)) ln(2/delta) + 1/n; an appearing bin passes with probability
+///    (1/2) exp(-ln(2/delta)) = delta/4.
 class stable_histogram {
  public:
-  /// epsilon finite > 0, delta in (0, 1).
+  /// epsilon finite > 0, delta in (0, 1). The default noise is the float-safe discrete Laplace
+  /// on counts; histogram_noise::laplace (double noise) is the explicit research-grade choice.
   static stable_histogram calibrate(double epsilon,
                                     double delta,
-                                    histogram_noise noise = histogram_noise::laplace);
+                                    histogram_noise noise = histogram_noise::discrete_laplace);
 
   double epsilon() const noexcept { return epsilon_; }
   double delta() const noexcept { return delta_; }
   histogram_noise noise() const noexcept { return noise_; }
-  /// Laplace scale on frequencies, 2 / (eps n) (laplace noise).
+  /// Noise scale in frequency units: 2 / (eps n) (laplace), or tau / n for the discrete Laplace
+  /// of scale tau on counts (count_noise()).
   double noise_scale(std::size_t n) const;
   /// Frequency threshold t = (2/(eps n)) ln(2/delta) + 1/n (laplace noise), or T / n.
   double threshold(std::size_t n) const;

@@ -19,10 +19,12 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dpx/core/error.hpp"
 #include "dpx/core/privacy.hpp"
+#include "dpx/core/privacy_curves.hpp"
 #include "dpx/mechanisms/float_safe.hpp"
 #include "dpx/mechanisms/gaussian.hpp"
 #include "dpx/mechanisms/noise_kind.hpp"
@@ -191,6 +193,39 @@ inline void check_public_size(const char* fn,
                         "add/remove needs a PUBLIC normaliser n_bar > 0: the dataset size n is "
                         "private under add/remove, so the gradient is released as (sum of "
                         "clipped gradients) / n_bar with sensitivity G / n_bar");
+}
+
+/// No silent non-private path (docs/solvers.md, "Privacy targets"): a run that will not spend
+/// an (epsilon, delta) target refuses one, naming the option (`option` = `value`) that makes it
+/// ignore the target, rather than return a fit the caller would read as private.
+inline void refuse_target(const char* fn,
+                          const std::optional<core::epsilon_delta>& target,
+                          std::string_view option,
+                          std::string_view value,
+                          std::string_view why) {
+  if (target)
+    core::throw_invalid(
+        fn,
+        option,
+        value,
+        std::string(why) + "; an (epsilon, delta) target is refused, not ignored (omit it)");
+}
+
+/// The target of a calibrated run (calibration paper / tight): required, epsilon > 0, and delta
+/// in (0, 1) unless the calibration is pure (needs_delta false).
+inline const core::epsilon_delta& require_target(const char* fn,
+                                                 const std::optional<core::epsilon_delta>& target,
+                                                 std::string_view calibration,
+                                                 bool needs_delta = true) {
+  if (!target)
+    core::throw_invalid(
+        fn,
+        "epsilon",
+        "none",
+        "an (epsilon, delta) target is required by calibration " + std::string(calibration));
+  core::check_positive(fn, "epsilon", target->epsilon);
+  if (needs_delta) core::check_open_interval(fn, "delta", target->delta, 0.0, 1.0);
+  return *target;
 }
 
 /// Turns the clipped MEAN gradient over the n rows at hand, (1/n) sum_i clip_G(g_i), into

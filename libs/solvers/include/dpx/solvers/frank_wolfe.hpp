@@ -75,8 +75,11 @@ struct frank_wolfe_options {
   core::neighbouring relation = core::neighbouring::replace_one;
   std::size_t public_size = 0;  ///< n_bar (> 0) for add/remove, see the file comment
   noise_calibration calibration = noise_calibration::tight;
-  /// (epsilon, delta) target (paper / tight): epsilon > 0, delta in (0, 1).
-  core::epsilon_delta target{1.0, 1e-6};
+  /// (epsilon, delta) target of private_selection with calibration paper / tight (required
+  /// there): epsilon > 0, delta in (0, 1). None by default. Refused, naming the option, without
+  /// private_selection (NOT private) or with calibration fixed (step_epsilon is spent instead):
+  /// no run ignores a target it was given (docs/solvers.md, "Privacy targets").
+  std::optional<core::epsilon_delta> target;
   double step_epsilon = 0.0;  ///< eps0 > 0 (fixed)
   checkpoint_options trace;
   /// Safe by default: the private selection (Gumbel report-noisy-max in double precision) has
@@ -166,8 +169,8 @@ solve_result frank_wolfe(const Loss& loss,
   if (priv) {
     r.noise_scale = 2.0 * du / eps0;  // Gumbel scale in utility units
     if (options.calibration != noise_calibration::fixed) {
-      r.epsilon_target = options.target.epsilon;
-      r.delta_target = options.target.delta;
+      r.epsilon_target = options.target->epsilon;
+      r.delta_target = options.target->delta;
     }
     r.guarantee =
         "(epsilon, delta)-DP under " + core::to_string(options.relation) +

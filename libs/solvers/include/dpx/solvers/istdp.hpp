@@ -51,6 +51,7 @@
 #include <cmath>
 #include <concepts>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
@@ -97,8 +98,15 @@ struct istdp_options {
   /// gradient_bound (2U does not involve n).
   std::size_t public_size = 0;
   noise_calibration calibration = noise_calibration::tight;
-  /// (epsilon, delta) target (paper / tight): epsilon > 0, delta in (0, 1).
-  core::epsilon_delta target{1.0, 1e-5};
+  /// (epsilon, delta) target of calibration paper / tight (required there): epsilon > 0, delta
+  /// in (0, 1). Refused with calibration fixed (reset it: sigma is spent instead, and sigma 0 is
+  /// NOT private), naming calibration: no run ignores a target it was given (docs/solvers.md,
+  /// "Privacy targets").
+  std::optional<core::epsilon_delta> target = core::epsilon_delta{1.0, 1e-5};
+  /// as_published is NOT private whatever its noise: a target then calibrates only its noisy
+  /// gradient releases, and is refused (naming variant) unless this explicit opt-in is set.
+  /// Only used by as_published (set with strict, it is refused).
+  bool allow_nonprivate = false;
   double sigma = 0.0;  ///< noise sd for calibration::fixed, >= 0
   /// float_safe (default): float_safe_gaussian releases, zcdp_event{rho} each; calibration tight
   /// then uses gaussian_zcdp_multiplier (paper is refused: Thm. 3.3 is the continuous
@@ -218,8 +226,8 @@ solve_result istdp(const Loss& loss,
   r.relation = options.sensitivity == sensitivity_mode::clipping ? options.relation
                                                                  : core::neighbouring::replace_one;
   if (options.calibration != noise_calibration::fixed) {
-    r.epsilon_target = options.target.epsilon;
-    r.delta_target = options.target.delta;
+    r.epsilon_target = options.target->epsilon;
+    r.delta_target = options.target->delta;
   }
   const double sigma = r.noise_scale;
   const bool noisy = sigma > 0;

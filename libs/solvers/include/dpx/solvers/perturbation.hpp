@@ -60,6 +60,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <random>
 #include <span>
 #include <vector>
@@ -94,8 +95,10 @@ struct output_perturbation_options {
   core::neighbouring relation = core::neighbouring::replace_one;
   std::size_t public_size = 0;                               ///< n_bar (> 0) for add/remove
   noise_calibration calibration = noise_calibration::tight;  ///< tight (analytic) or fixed
-  /// (epsilon, delta) target (tight): epsilon > 0, delta in (0, 1).
-  core::epsilon_delta target{1.0, 1e-6};
+  /// (epsilon, delta) target of calibration tight (required there): epsilon > 0, delta in
+  /// (0, 1). Refused with calibration fixed (reset it: noise_scale is spent instead, and 0 is the
+  /// NOT private theta_hat), naming calibration (docs/solvers.md, "Privacy targets").
+  std::optional<core::epsilon_delta> target = core::epsilon_delta{1.0, 1e-6};
   double noise_scale = 0.0;  ///< sigma > 0 (fixed), or 0 with fixed = nonprivate theta_hat
   strongly_convex_solve_options solve;
   /// Safe by default: this solver has no float-safe noise, so a run that draws noise refuses
@@ -180,8 +183,8 @@ solve_result output_perturbation(const losses::glm_loss& loss,
     noise.privatize(r.x, rng);
     r.privacy_events.push_back(noise.event());
     if (o.calibration == noise_calibration::tight) {
-      r.epsilon_target = o.target.epsilon;
-      r.delta_target = o.target.delta;
+      r.epsilon_target = o.target->epsilon;
+      r.delta_target = o.target->delta;
       r.guarantee = "(epsilon, delta)-DP under " + core::to_string(o.relation);
     } else {
       r.guarantee =

@@ -36,6 +36,7 @@
 #include <cmath>
 #include <concepts>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
@@ -80,9 +81,12 @@ struct pgd_options {
   /// tight (Gaussian) / paper (Laplace: the composition rule below) / fixed (noise_scale).
   noise_calibration calibration = noise_calibration::tight;
   laplace_composition laplace_rule = laplace_composition::advanced;
-  /// (epsilon, delta) target of the calibrated noise: epsilon > 0, delta in (0, 1) (delta is
-  /// unused by basic Laplace).
-  core::epsilon_delta target{1.0, 1e-6};
+  /// (epsilon, delta) target of the calibrated noise (paper / tight, where it is required):
+  /// epsilon > 0, delta in (0, 1) (delta is unused by basic Laplace). None by default, like the
+  /// noise. A target with noise none (a NOT private fit) or with calibration fixed (the guarantee
+  /// is then the events of noise_scale) is refused, naming noise or calibration: no run ignores
+  /// a target it was given (docs/solvers.md, "Privacy targets").
+  std::optional<core::epsilon_delta> target;
   double noise_scale = 0;  ///< fixed: b (Laplace) or sigma (Gaussian), > 0
   /// float_safe (default): gaussian -> float_safe_gaussian (zcdp_event{rho} per iteration; tight
   /// calibration by gaussian_zcdp_multiplier), laplace_per_coordinate -> float_safe_laplace per
@@ -137,11 +141,11 @@ solve_result pgd(const Loss& loss,
   r.relation = options.relation;
   const bool noisy = options.noise != pgd_noise::none;
   if (noisy && options.calibration != noise_calibration::fixed) {
-    r.epsilon_target = options.target.epsilon;
+    r.epsilon_target = options.target->epsilon;
     r.delta_target = options.noise == pgd_noise::laplace_per_coordinate &&
                              options.laplace_rule == laplace_composition::basic
                          ? 0.0
-                         : options.target.delta;
+                         : options.target->delta;
     r.guarantee = "(epsilon, delta)-DP under " + core::to_string(options.relation);
   } else if (noisy) {
     r.guarantee = "private: see privacy_events (fixed noise scale) under " +
