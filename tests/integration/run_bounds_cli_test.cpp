@@ -1,0 +1,181 @@
+// `dpx run` bounds (the real executable; docs/presets.md, "Limits" and "Interrupts"):
+// - SIGTERM is honoured at any stage: during a long replication block, during the cache check
+//   of a large grid and during grid expansion, the process exits 130 (documented) with the
+//   finished work kept. Each wait is capped at 30 s, a hang detector far above the deadline of
+//   the deadline (interrupt_grace_ms = 800), never a speed assertion; the time from the signal
+//   to the exit is printed for the record;
+// - a non-empty --out directory that is not dpx's is refused (exit 2, one line) and left alone,
+//   for one preset and for --all;
+// - --out /proc/self exits 2 with one line;
+// - --set given twice for one key exits 2 with one line naming the key.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_util.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using dpx::test::outcome;
+using dpx::test::slurp;
+
+const fs::path presets = DPX_INTEGRATION_PRESETS;
+
+class RunBounds : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = dpx::test::fresh_test_dir("dpx_run_bounds_"); }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+  fs::path preset(const std::string& name, const std::string& body) const {
+    const fs::path p = dir_ / (name + ".toml");
+    std::ofstream(p) << "[experiment]\nname = \"" << name
+                     << "\"\ndriver = \"synthetic_power_law\"\nbase_seed = 3\n"
+                     << body;
+    return p;
+  }
+  outcome run(const std::vector<std::string>& args) const {
+    return dpx::test::run_dpx(args, dir_, {{"DPX_EXPERIMENTS_DIR", presets.string()}});
+  }
+  /// Starts `dpx run preset --out out --threads 1 --quiet --no-figures`, waits until ready()
+  /// (or 120 s), sends SIGTERM and waits at most 30 s. Returns the exit code (-2: hung).
+  int terminate_when(const fs::path& preset_path,
+                     const std::function<bool()>& ready,
+                     const std::string& stage) const {
+    const pid_t pid = dpx::test::spawn({DPX_EXE,
+                                        "run",
+                                        preset_path.string(),
+                                        "--out",
+                                        "out",
+                                        "--threads",
+                                        "1",
+                                        "--quiet",
+                                        "--no-figures"},
+                                       dir_,
+                                       dir_ / "stdout.txt",
+                                       dir_ / "stderr.txt");
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (!ready() && std::chrono::steady_clock::now() < give_up) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    EXPECT_TRUE(ready()) << stage << ": the stage was never reached";
+    const auto t0 = std::chrono::steady_clock::now();
+    kill(pid, SIGTERM);
+    const int code = dpx::test::wait_exit_bounded(pid, std::chrono::seconds(30));
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::cout << "[ measure  ] SIGTERM during " << stage << ": exit " << code << " after " << ms
+              << " ms\n";
+    return code;
+  }
+  fs::path dir_;
+};
+
+TEST_F(RunBounds, SigtermDuringALongBlockExits130AndKeepsTheFinishedBlocks) {
+  // Blocks of 100 replications of 0.2 s of work: 20 s per block.
+  const fs::path p =
+      preset("long_block",
+             "replications = 300\nreplication_block = 100\n[grid]\nn = [10]\n[fixed]\n"
+             "work_us = 200000\n");
+  const int code = terminate_when(
+      p, [&] { return fs::exists(dir_ / "out" / "progress.json"); }, "a block");
+  EXPECT_EQ(code, 130) << slurp(dir_ / "stderr.txt");
+  const auto m = nlohmann::json::parse(slurp(dir_ / "out" / "manifest.json"));
+  EXPECT_EQ(m["status"], "interrupted");
+  EXPECT_EQ(m["counts"]["computed"], 0);
+  EXPECT_NE(slurp(dir_ / "stderr.txt").find("interrupted"), std::string::npos);
+}
+
+TEST_F(RunBounds, SigtermDuringTheCacheCheckOfALargeGridExits130) {
+  // 100000 cells: the cache check writes each cell's params.json (synced) before computing.
+  const fs::path p = preset("many_cells",
+                            "replications = 1\n[grid]\n"
+                            "n = { linear = [1, 100000], points = 100000, integer = true }\n");
+  const int code = terminate_when(
+      p, [&] { return fs::exists(dir_ / "out" / "cells"); }, "the cache check");
+  EXPECT_EQ(code, 130) << slurp(dir_ / "stderr.txt");
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "progress.json"));  // the compute never started
+}
+
+TEST_F(RunBounds, SigtermDuringGridExpansionExits130) {
+  // 1e6 cells (the grid cap) to expand and validate; nothing is written until that is done.
+  const fs::path p = preset("huge_grid",
+                            "replications = 1\n[grid]\n"
+                            "n = { linear = [1, 1000], points = 1000, integer = true }\n"
+                            "slope = { linear = [-1, -0.001], points = 1000 }\n");
+  const auto start = std::chrono::steady_clock::now();
+  const int code = terminate_when(
+      p,
+      [&] { return std::chrono::steady_clock::now() - start > std::chrono::milliseconds(300); },
+      "grid expansion (or the stage after it)");
+  EXPECT_EQ(code, 130) << slurp(dir_ / "stderr.txt");
+}
+
+TEST_F(RunBounds, ANonEmptyOutThatIsNotDpxsIsRefused) {
+  const fs::path mine = dir_ / "mine";
+  fs::create_directories(mine);
+  std::ofstream(mine / "tidy.csv") << "my data\n";
+  std::ofstream(mine / "index.html") << "my page\n";
+  const fs::path p = presets / "synthetic_rate" / "preset.toml";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"run", p.string(), "--quick", "--out", "mine", "--quiet"},
+        std::vector<std::string>{"run", "--all", "--quick", "--out", "mine", "--quiet"}}) {
+    const outcome o = run(args);
+    EXPECT_EQ(o.code, 2) << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+    EXPECT_NE(o.err.find("not a dpx results directory"), std::string::npos) << o.err;
+  }
+  EXPECT_EQ(slurp(mine / "tidy.csv"), "my data\n");
+  EXPECT_EQ(slurp(mine / "index.html"), "my page\n");
+  EXPECT_EQ(std::distance(fs::directory_iterator(mine), fs::directory_iterator()), 2);
+  // A fresh directory, then the same one again (it is dpx's now).
+  for (int i = 0; i < 2; ++i) {
+    const outcome o =
+        run({"run", p.string(), "--quick", "--out", "fresh", "--quiet", "--no-figures"});
+    EXPECT_EQ(o.code, 0) << o.err;
+  }
+}
+
+TEST_F(RunBounds, OutInProcExits2WithOneLine) {
+  const outcome o = run({"run",
+                         (presets / "synthetic_rate" / "preset.toml").string(),
+                         "--quick",
+                         "--out",
+                         "/proc/self",
+                         "--quiet"});
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  EXPECT_NE(o.err.find("/proc/self"), std::string::npos) << o.err;
+}
+
+TEST_F(RunBounds, SetTwiceForOneKeyExits2NamingTheKey) {
+  const outcome o = run({"run",
+                         (presets / "synthetic_rate" / "preset.toml").string(),
+                         "--quick",
+                         "--out",
+                         "o",
+                         "--quiet",
+                         "--set",
+                         "replications=5",
+                         "--set",
+                         "experiment.replications=6"});
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  EXPECT_NE(o.err.find("experiment.replications"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("already set"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(dir_ / "o"));
+}
+
+}  // namespace
