@@ -195,6 +195,12 @@ TEST_F(InputBoundsRun, ANonEmptyDirectoryThatIsNotDpxsIsRefusedAndLeftAlone) {
   std::ofstream(dir_ / "all" / "index.html") << "x";
   EXPECT_NO_THROW(h::claim_results_dir(dir_ / "all"));
   EXPECT_THROW(h::claim_results_dir(dir_ / "mine"), std::invalid_argument);
+  // A folder of results directories of earlier versions (no .dpx.lock of its own) is dpx's.
+  fs::create_directories(dir_ / "old" / "preset_a");
+  std::ofstream(dir_ / "old" / "preset_a" / ".dpx.lock").flush();
+  std::ofstream(dir_ / "old" / "index.html") << "x";
+  EXPECT_NO_THROW(h::claim_results_dir(dir_ / "old"));
+  EXPECT_TRUE(fs::exists(dir_ / "old" / ".dpx.lock"));
 }
 
 }  // namespace

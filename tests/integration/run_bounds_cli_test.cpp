@@ -84,10 +84,10 @@ class RunBounds : public ::testing::Test {
 };
 
 TEST_F(RunBounds, SigtermDuringALongBlockExits130AndKeepsTheFinishedBlocks) {
-  // Blocks of 100 replications of 0.2 s of work: 20 s per block.
+  // One block of 300 replications of 0.2 s of work: 60 s, twice the wait's cap.
   const fs::path p =
       preset("long_block",
-             "replications = 300\nreplication_block = 100\n[grid]\nn = [10]\n[fixed]\n"
+             "replications = 300\nreplication_block = 300\n[grid]\nn = [10]\n[fixed]\n"
              "work_us = 200000\n");
   const int code = terminate_when(
       p, [&] { return fs::exists(dir_ / "out" / "progress.json"); }, "a block");

@@ -93,9 +93,23 @@ std::size_t remove_stale_temporaries(const fs::path& dir) {
 namespace dpx::harness {
 
 void claim_results_dir(const std::filesystem::path& dir) {
-  detail::check_results_dir(dir);
-  std::filesystem::create_directories(dir);
-  const std::filesystem::path path = dir / detail::lock_file_name;
+  namespace fs = std::filesystem;
+  // A folder of results directories written before folders were claimed (`--all --out
+  // results` of earlier versions) holds dpx results directories: it is dpx's as well.
+  bool holds_results = false;
+  std::error_code ec;
+  if (fs::is_directory(dir, ec) && !fs::exists(dir / detail::lock_file_name, ec)) {
+    for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator();
+         it.increment(ec)) {
+      if (it->is_directory(ec) && fs::exists(it->path() / detail::lock_file_name, ec)) {
+        holds_results = true;
+        break;
+      }
+    }
+  }
+  if (!holds_results) detail::check_results_dir(dir);
+  fs::create_directories(dir);
+  const fs::path path = dir / detail::lock_file_name;
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
     throw std::invalid_argument("results directory " + dir.string() +

@@ -141,8 +141,9 @@ run_result report_preset(const report_options& options);
 
 /// Prepares dir to hold the results directories of several presets (`dpx run --all --out DIR`):
 /// refuses, with std::invalid_argument, a non-empty directory that is not dpx's (one without
-/// the .dpx.lock file dpx creates first in every directory it writes; the runner applies the
-/// same rule to every results directory), then marks dir as dpx's.
+/// the .dpx.lock file dpx creates first in every directory it writes, and none of whose
+/// subdirectories has it either; the runner applies the same rule, without the subdirectories,
+/// to every results directory), then marks dir as dpx's.
 void claim_results_dir(const std::filesystem::path& dir);
 
 /// Milliseconds an interrupted run may take to stop computing (interrupt_guard): with the exit
