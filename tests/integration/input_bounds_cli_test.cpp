@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -31,24 +30,23 @@ class InputBounds : public ::testing::Test {
     std::ofstream(dir_ / name, std::ios::binary) << text;
     return dir_ / name;
   }
-  /// dpx args..., killed after 60 s (a hang detector, not a speed assertion).
+  /// dpx args... (a read that never ends is caught by CTest's time limit of the suite).
   outcome run(const std::vector<std::string>& args) const {
     std::vector<std::string> argv{DPX_EXE};
     argv.insert(argv.end(), args.begin(), args.end());
-    return dpx::test::run_in_bounded(argv, dir_, std::chrono::seconds(60));
+    return dpx::test::run_in(argv, dir_);
   }
   /// `dpx args... < file` through /bin/sh (the runner has no stdin redirection of its own).
   outcome run_stdin(const std::vector<std::string>& args, const fs::path& file) const {
     std::string cmd = "exec '" + std::string(DPX_EXE) + "'";
     for (const auto& a : args) cmd += " '" + a + "'";
     cmd += " < '" + file.string() + "'";
-    return dpx::test::run_in_bounded({"/bin/sh", "-c", cmd}, dir_, std::chrono::seconds(60));
+    return dpx::test::run_in({"/bin/sh", "-c", cmd}, dir_);
   }
   fs::path dir_;
 };
 
 void expect_refusal(const outcome& o, const std::vector<std::string>& needles) {
-  EXPECT_FALSE(o.timed_out) << "hung";
   EXPECT_EQ(o.code, 2) << o.err;
   EXPECT_TRUE(o.out.empty()) << o.out;
   EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
@@ -81,7 +79,7 @@ TEST_F(InputBounds, AHeaderlessFileIsRefusedWithoutEchoingItsFirstRecord) {
 TEST_F(InputBounds, FifosAndDevicesAreRefusedNotRead) {
   const fs::path fifo = dir_ / "data.csv";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  // No writer ever opens the FIFO: reading it would block for ever (the 60 s cap).
+  // No writer ever opens the FIFO: reading it would block for ever.
   expect_refusal(run(mean_with(fifo.string())), {"not a regular file", "'-'"});
   expect_refusal(run({"fit", "--input", fifo.string(), "--target", "y"}), {"not a regular file"});
   if (fs::exists("/dev/urandom"))
