@@ -115,7 +115,7 @@ class RunBounds : public ::testing::Test {
 };
 
 TEST_F(RunBounds, SigtermDuringALongBlockExits130AndKeepsTheFinishedBlocks) {
-  // One block of 300 replications of 0.2 s of work: 60 s of CPU, twice the cap of the wait.
+  // One block of 300 replications of 0.2 s of busy work: 60 s, longer than the test waits.
   const fs::path p =
       preset("long_block",
              "replications = 300\nreplication_block = 300\n[grid]\nn = [10]\n[fixed]\n"
