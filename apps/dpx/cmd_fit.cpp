@@ -53,6 +53,7 @@ struct fit_options {
   std::string split_column = "split";
   bool split_given = false, variant_given = false;
   bool nonprivate_diagnostics = false;  // private solvers: add the non-private diagnostics
+  dpx::core::csv_limits limits;         // --max-input-bytes, --max-rows
 };
 
 [[noreturn]] void flag_error(const std::string& flag, const std::string& what) {
@@ -111,26 +112,29 @@ dataset load(const fit_options& o) {
   if (o.target == o.split_column)
     flag_error("--target", "must not be the train/test split column (see --split-column)");
   dataset d;
-  const auto t = dpx::core::read_csv_file(o.input, [&](const std::vector<std::string>& header) {
-    dpx::core::csv_columns c;
-    c.numeric.push_back(o.target);
-    for (const auto& h : header)
-      if (h == o.split_column) d.has_split = true;
-    if (o.split_given && !d.has_split)
-      flag_error(
-          "--split-column",
-          "'" + dpx::core::csv_column_label(o.split_column) + "' is not a column of --input");
-    if (!requested.empty()) {
-      d.features = requested;
-    } else {
-      for (const auto& h : header)
-        if (h != o.target && !(d.has_split && h == o.split_column)) d.features.push_back(h);
-    }
-    if (d.features.empty()) flag_error("--features", "no feature columns");
-    c.numeric.insert(c.numeric.end(), d.features.begin(), d.features.end());
-    if (d.has_split) c.text.push_back(o.split_column);
-    return c;
-  });
+  const auto t = dpx::core::read_csv_file(
+      o.input,
+      [&](const std::vector<std::string>& header) {
+        dpx::core::csv_columns c;
+        c.numeric.push_back(o.target);
+        for (const auto& h : header)
+          if (h == o.split_column) d.has_split = true;
+        if (o.split_given && !d.has_split)
+          flag_error(
+              "--split-column",
+              "'" + dpx::core::csv_column_label(o.split_column) + "' is not a column of --input");
+        if (!requested.empty()) {
+          d.features = requested;
+        } else {
+          for (const auto& h : header)
+            if (h != o.target && !(d.has_split && h == o.split_column)) d.features.push_back(h);
+        }
+        if (d.features.empty()) flag_error("--features", "no feature columns");
+        c.numeric.insert(c.numeric.end(), d.features.begin(), d.features.end());
+        if (d.has_split) c.text.push_back(o.split_column);
+        return c;
+      },
+      o.limits);
   const std::size_t p = d.features.size();
   d.train.x.resize(p);
   d.test.x.resize(p);
@@ -502,7 +506,9 @@ const bool registered = dpx::cli::register_command(
           "as dpx generate sparse_linear writes) only rows marked 'train' are fitted; rows marked "
           "'test' give 'test_loss' (the unpenalised loss on them, NOT private); 'n_train' and "
           "'n_test' count the rows. --max-iter is at most 1e7.");
-      sub.add_option("--input", o->input, "CSV file with a header row")->required();
+      sub.add_option("--input", o->input, "CSV file with a header row ('-': standard input)")
+          ->required();
+      dpx::cli::add_input_limit_options(sub, o->limits);
       sub.add_option("--target", o->target, "Response column")->required();
       sub.add_option("--features", o->features, "Comma-separated feature columns (default: all)");
       sub.add_option("--loss", o->loss, "least_squares | logistic");

@@ -59,6 +59,7 @@ struct mean_options {
   bool local = false;
   bool research_grade = false;
   std::optional<std::uint64_t> seed;
+  dpx::core::csv_limits limits;  // --max-input-bytes, --max-rows
 };
 
 [[noreturn]] void fail(const std::string& msg) { throw std::invalid_argument(msg); }
@@ -72,7 +73,7 @@ struct table {
 table read_csv(const mean_options& o) {
   dpx::core::csv_columns cols{{o.column}, {}};
   if (!o.user_column.empty()) cols.text.push_back(o.user_column);
-  auto t = dpx::core::read_csv_file(o.input, cols);
+  auto t = dpx::core::read_csv_file(o.input, cols, o.limits);
   table out;
   out.values = std::move(t.numeric[0]);
   if (!o.user_column.empty()) out.users = std::move(t.text[0]);
@@ -216,7 +217,9 @@ const bool registered = dpx::cli::register_command(
     "Differentially private mean of a CSV column (item or user level, central or local)",
     [](CLI::App& sub) {
       auto o = std::make_shared<mean_options>();
-      sub.add_option("--input", o->input, "CSV file with a header line")->required();
+      sub.add_option("--input", o->input, "CSV file with a header line ('-': standard input)")
+          ->required();
+      dpx::cli::add_input_limit_options(sub, o->limits);
       sub.add_option("--column", o->column, "Column to average")->required();
       sub.add_option("--epsilon", o->epsilon, "Total privacy budget epsilon > 0")->required();
       sub.add_option_function<double>(

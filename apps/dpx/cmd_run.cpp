@@ -101,6 +101,10 @@ const bool registered = dpx::cli::register_command(
         }
         opts.only_cells = o->only;
         opts.validate();
+        // From here on SIGINT/SIGTERM stop the run within a second at any stage (loading and
+        // expanding the presets included): runner.hpp, interrupt_guard.
+        h::interrupt_guard guard;
+        opts.stop = &guard.flag();
 
         // Load and expand every preset first: a rejected preset writes nothing.
         std::vector<h::preset> presets;
@@ -113,9 +117,6 @@ const bool registered = dpx::cli::register_command(
           presets.push_back(h::load_preset(h::find_preset(o->preset), o->quick, o->set));
         }
         for (const auto& p : presets) (void)h::expand_grid(p);
-
-        h::interrupt_guard guard;
-        opts.stop = &guard.flag();
 #ifdef DPX_WITH_MPI
         // Under mpirun (more than one rank): rank 0 schedules blocks, the others compute.
         if (dpx::cli::mpi_launched()) {
@@ -126,6 +127,8 @@ const bool registered = dpx::cli::register_command(
           return dpx::cli::run_mpi(presets.front(), opts, o->threads != 0, o->check);
         }
 #endif
+        // DIR/index.html is written below: DIR must be empty or dpx's (as each DIR/<name>).
+        if (o->all && !o->out.empty()) h::claim_results_dir(o->out);
         int status = dpx::cli::exit_ok;
         for (const auto& p : presets) {
           if (o->all) {

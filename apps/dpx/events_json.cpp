@@ -2,14 +2,13 @@
 
 #include <array>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
+#include <set>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "dpx/core/csv.hpp"
 #include "dpx/core/error.hpp"
 
 namespace dpx::cli {
@@ -43,6 +42,31 @@ constexpr std::array<kind_keys, 13> kKinds = {{
     {"discrete_gaussian", {"sigma", "sensitivity"}},
     {"zcdp", {"rho", nullptr}},
 }};
+/// A key repeated inside one JSON object ({"count": 3, "count": 1}).
+struct duplicate_key {};
+
+/// Parses text, throwing duplicate_key when an object repeats a key: RFC 8259 leaves the
+/// meaning of repeated names open and nlohmann keeps the last one, so a mis-merged ledger would
+/// silently lose a release.
+nlohmann::json parse_unique_keys(std::string_view text) {
+  std::vector<std::set<std::string>> open;  // the keys of every object being parsed
+  const nlohmann::json::parser_callback_t check =
+      [&open](int, nlohmann::json::parse_event_t ev, nlohmann::json& parsed) {
+        using event = nlohmann::json::parse_event_t;
+        if (ev == event::object_start) {
+          open.emplace_back();
+        } else if (ev == event::object_end) {
+          if (!open.empty()) open.pop_back();
+        } else if (ev == event::key) {
+          if (open.empty() || !open.back().insert(parsed.get<std::string>()).second) {
+            throw duplicate_key{};
+          }
+        }
+        return true;
+      };
+  return nlohmann::json::parse(text.begin(), text.end(), check);
+}
+
 const kind_keys* find_kind(const std::string& kind) {
   for (const auto& k : kKinds) {
     if (k.kind != nullptr && kind == k.kind) return &k;
@@ -55,9 +79,11 @@ dpx::core::event_log parse_events_json(std::string_view text, const std::string&
   namespace core = dpx::core;
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text.begin(), text.end());
+    j = parse_unique_keys(text);
   } catch (const nlohmann::json::exception&) {
     fail(path, "is not valid JSON");
+  } catch (const duplicate_key&) {
+    fail(path, "repeats a key inside one object; each key may appear once");
   }
   const nlohmann::json& arr = j.is_object() && j.contains("events") ? j["events"] : j;
   if (j.is_object() && j.size() != 1) fail(path, "takes one key, \"events\"");
@@ -195,15 +221,17 @@ dpx::core::event_log parse_events_json(std::string_view text, const std::string&
 }
 
 dpx::core::event_log read_events_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) fail(path, "is a directory");
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) fail(path, "cannot be read");
-  if (size > max_events_file_bytes) fail(path, "is larger than 64 MiB");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot be read");
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  return parse_events_json(text, path);
+  std::string text;
+  try {
+    text = dpx::core::read_input_text(path, max_events_file_bytes);
+  } catch (const dpx::core::csv_error& e) {
+    // The reader's reason without its "<path>: " prefix (fail names the file).
+    std::string why = e.what();
+    const std::string prefix = e.source() + ": ";
+    if (why.rfind(prefix, 0) == 0) why.erase(0, prefix.size());
+    fail(path, why.c_str());
+  }
+  return parse_events_json(text, path == "-" ? std::string("<stdin>") : path);
 }
 
 }  // namespace dpx::cli

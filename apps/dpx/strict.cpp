@@ -98,6 +98,22 @@ std::string check_number_text(std::string_view s) {
 
 void harden(CLI::App& app) { harden_options(app); }
 
+void add_input_limit_options(CLI::App& sub, dpx::core::csv_limits& limits) {
+  limits.bytes_flag = "--max-input-bytes";
+  limits.rows_flag = "--max-rows";
+  constexpr auto most = std::numeric_limits<std::uint64_t>::max();
+  sub.add_option("--max-input-bytes",
+                 limits.max_bytes,
+                 "Largest --input accepted, in bytes (default " +
+                     std::to_string(dpx::core::default_max_input_bytes) + " = 1 GiB)")
+      ->check(CLI::Range(std::uint64_t{1}, most));
+  sub.add_option("--max-rows",
+                 limits.max_rows,
+                 "Most data rows accepted in --input (default " +
+                     std::to_string(dpx::core::default_max_input_rows) + ")")
+      ->check(CLI::Range(std::uint64_t{1}, most));
+}
+
 void check_bound(const char* flag, std::int64_t value, std::int64_t bound, const char* why) {
   if (value > bound) {
     throw std::invalid_argument(std::string(flag) + " = " + std::to_string(value) +

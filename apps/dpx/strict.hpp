@@ -23,6 +23,8 @@
 #include <string_view>
 #include <vector>
 
+#include "dpx/core/csv.hpp"
+
 namespace dpx::cli {
 
 /// Longest accepted option value in bytes (paths, names, numbers).
@@ -35,6 +37,11 @@ inline constexpr std::int64_t max_iterations = 10'000'000;
 inline constexpr std::int64_t max_audit_trials = 10'000'000;
 /// Most draws `dpx sample --count` prints (about 250 MB of text).
 inline constexpr std::int64_t max_sample_count = 10'000'000;
+
+/// --max-input-bytes and --max-rows of a command reading a CSV --input (docs/cli.md, "Input
+/// bounds"): they set limits (defaults dpx::core::default_max_input_bytes / _rows) and name
+/// themselves in the reader's messages.
+void add_input_limit_options(CLI::App& sub, dpx::core::csv_limits& limits);
 
 /// Installs the strict option checks on every option of app's subcommands (recursively).
 void harden(CLI::App& app);

@@ -244,6 +244,38 @@ TEST_F(Cli, EventsFileOneKindEqualsHomogeneousCall) {
   EXPECT_TRUE(b.out.empty());
 }
 
+// A key repeated inside one object is refused (nlohmann alone keeps the last one: a mis-merged
+// ledger {"count": 3, "count": 1} would account one release instead of three, or four). The
+// control without the repetition is accepted, so the refusal is the duplicate's.
+TEST_F(Cli, EventsFileWithARepeatedKeyIsRefused) {
+  const auto dir = dpx::test::fresh_test_dir("dpx_accounting_events_dup_");
+  const std::vector<std::string> repeated = {
+      R"([{"kind": "pure_dp", "epsilon": 1, "count": 3, "count": 1}])",
+      R"([{"kind": "pure_dp", "epsilon": 1, "epsilon": 0.1}])",
+      R"([{"kind": "pure_dp", "kind": "pure_dp", "epsilon": 1}])",
+      R"({"events": [{"kind": "pure_dp", "epsilon": 1, "count": 3}],
+          "events": [{"kind": "pure_dp", "epsilon": 1}]})",
+  };
+  int i = 0;
+  for (const auto& text : repeated) {
+    const auto f = (dir / ("dup" + std::to_string(i++) + ".json")).string();
+    std::ofstream(f) << text;
+    const auto r = run("account --events " + f + " --delta 1e-5 --method basic");
+    EXPECT_EQ(r.status, 2) << text << "\n" << r.out;
+    EXPECT_NE(r.err.find("repeats a key"), std::string::npos) << r.err;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  // The same keys in different objects are fine: pure_dp epsilon 1 three times + once = 4.
+  const auto ok = (dir / "ok.json").string();
+  std::ofstream(ok) << R"([{"kind": "pure_dp", "epsilon": 1, "count": 3},
+                           {"kind": "pure_dp", "epsilon": 1, "count": 1}])";
+  const auto r = run("account --events " + ok + " --delta 1e-5 --method basic");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["inputs"]["releases"], 4);
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(r.out)["epsilon"].get<double>(), 4.0);
+}
+
 TEST_F(Cli, SubsampledLaplaceAndWithoutReplacement) {
   // Poisson-subsampled Laplace: rdp and pld (the others need a pure-DP description: basic,
   // advanced and kov use Balle et al.'s amplified epsilon); PLD <= RDP.

@@ -4,9 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 namespace {
 
@@ -128,6 +134,103 @@ TEST(Csv, FilesDirectoriesAndMissingFiles) {
   EXPECT_NE(msg(dir / "empty.csv").find("is empty"), std::string::npos);
   std::ofstream(dir / "ok.csv") << "y\n1\n2\n";
   EXPECT_EQ(dpx::core::read_csv_file(dir / "ok.csv", csv_columns{{"y"}, {}}).rows, 2u);
+  fs::remove_all(dir);
+}
+
+// A file without a header line: its first record is read as the header, so a message listing
+// the header's names would print a data record.
+TEST(Csv, AHeaderlessFileNeverEchoesItsFirstRecord) {
+  const std::string text = "987654321.125,123-45-6789,Alice Smith\n1,2,3\n";
+  for (const csv_columns& cols : {csv_columns{{"x"}, {}}, csv_columns{{}, {"x"}}}) {
+    const std::string m = error_of(text, cols);
+    EXPECT_NE(m.find("column 'x': no such column"), std::string::npos) << m;
+    EXPECT_NE(m.find("3 fields"), std::string::npos) << m;
+    for (const char* cell : {"987654321", "123-45-6789", "Alice"})
+      EXPECT_EQ(m.find(cell), std::string::npos) << m;
+  }
+}
+
+TEST(Csv, RowLimit) {
+  dpx::core::csv_limits lim;
+  lim.max_rows = 2;
+  EXPECT_EQ(parse_csv("y\n1\n\n2\n", "d", csv_columns{{"y"}, {}}, lim).rows, 2u);
+  try {
+    parse_csv("y\n1\n2\n3\n", "d", csv_columns{{"y"}, {}}, lim);
+    ADD_FAILURE() << "3 rows accepted with max_rows = 2";
+  } catch (const csv_error& e) {
+    EXPECT_NE(std::string(e.what()).find("more than 2 data rows"), std::string::npos) << e.what();
+  }
+  lim.rows_flag = "--max-rows";
+  try {
+    parse_csv("y\n1\n2\n3\n", "d", csv_columns{{"y"}, {}}, lim);
+  } catch (const csv_error& e) {
+    EXPECT_NE(std::string(e.what()).find("raise it with --max-rows"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(dpx::core::default_max_input_rows, 10'000'000u);
+  EXPECT_EQ(dpx::core::default_max_input_bytes, std::uint64_t{1} << 30);
+}
+
+namespace {
+std::string read_error(const std::filesystem::path& p, const dpx::core::csv_limits& lim = {}) {
+  try {
+    dpx::core::read_csv_file(p, csv_columns{{"y"}, {}}, lim);
+  } catch (const csv_error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+}  // namespace
+
+TEST(Csv, SizeLimit) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / "dpx_csv_test_size";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "ten.csv") << "y\n1\n2\n3\n4\n";  // 10 bytes
+  dpx::core::csv_limits lim;
+  lim.max_bytes = 10;
+  EXPECT_EQ(dpx::core::read_csv_file(dir / "ten.csv", csv_columns{{"y"}, {}}, lim).rows, 4u);
+  lim.max_bytes = 9;
+  lim.bytes_flag = "--max-input-bytes";
+  const std::string m = read_error(dir / "ten.csv", lim);
+  EXPECT_NE(m.find("larger than 9 bytes"), std::string::npos) << m;
+  EXPECT_NE(m.find("--max-input-bytes"), std::string::npos) << m;
+  fs::remove_all(dir);
+}
+
+// Devices and FIFOs may never end (/dev/urandom, /dev/zero) or block: refused by name.
+TEST(Csv, NonRegularFilesAreRefused) {
+  namespace fs = std::filesystem;
+  for (const char* dev : {"/dev/null", "/dev/zero"}) {
+    if (!fs::exists(dev)) continue;
+    const std::string m = read_error(dev);
+    EXPECT_NE(m.find("not a regular file"), std::string::npos) << dev << ": " << m;
+  }
+  const fs::path dir = fs::path(::testing::TempDir()) / "dpx_csv_test_fifo";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path fifo = dir / "data.csv";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // A writer that feeds a valid CSV as soon as a reader opens the FIFO (a reader that opened
+  // it would read "y\n1\n" and succeed); it gives up once the read has returned.
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    while (!done.load()) {
+      const int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+      if (fd >= 0) {
+        const char text[] = "y\n1\n";
+        (void)!::write(fd, text, sizeof text - 1);
+        ::close(fd);
+        return;
+      }
+      std::this_thread::yield();
+    }
+  });
+  const std::string m = read_error(fifo);
+  done.store(true);
+  writer.join();
+  EXPECT_NE(m.find("not a regular file"), std::string::npos) << m;
   fs::remove_all(dir);
 }
 

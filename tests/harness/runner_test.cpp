@@ -10,8 +10,9 @@
 // - a non-std exception mid-block aborts the run: no partial block file and no temporary file is
 //   left, the manifest says failed, and the rerun computes only the missing blocks and matches
 //   an uninterrupted run byte for byte;
-// - a stop request (what SIGINT sets) lets the block in flight finish, saves it, writes the
-//   manifest with status interrupted, and resuming matches an uninterrupted run byte for byte;
+// - a stop request (what SIGINT sets) abandons the block in flight at its next replication,
+//   keeps the finished blocks, writes the manifest with status interrupted, and resuming
+//   matches an uninterrupted run byte for byte;
 // - the manifest has the required provenance fields (git, build, rng, timing, counts, status);
 // - rejected presets write nothing.
 #include <gtest/gtest.h>
@@ -273,19 +274,19 @@ TEST_F(RunnerTest, StopRequestSavesInFlightBlockAndResumes) {
   const auto r = h::run_preset(o);
   g_stop_at = -1;
   EXPECT_EQ(r.status, h::run_status::interrupted);
-  EXPECT_EQ(r.counts.computed, 2u);                   // the first block and the one in flight
-  EXPECT_EQ(count_files(dir_ / "out", "reps_"), 4u);  // 2 csv + 2 json
+  EXPECT_EQ(r.counts.computed, 1u);                   // the first block; the one in flight
+  EXPECT_EQ(count_files(dir_ / "out", "reps_"), 2u);  // is abandoned: 1 csv + 1 json
   EXPECT_FALSE(fs::exists(dir_ / "out" / "tidy.csv"));
   const auto m = nlohmann::json::parse(slurp(dir_ / "out" / "manifest.json"));
   EXPECT_EQ(m["status"], "interrupted");
-  EXPECT_EQ(m["counts"]["computed"], 2);
+  EXPECT_EQ(m["counts"]["computed"], 1);
 
   g_stop = false;
   o.resume = true;
   const auto resumed = h::run_preset(o);
   EXPECT_EQ(resumed.status, h::run_status::completed);
-  EXPECT_EQ(resumed.counts.cached, 2u);
-  EXPECT_EQ(resumed.counts.computed, 10u);
+  EXPECT_EQ(resumed.counts.cached, 1u);
+  EXPECT_EQ(resumed.counts.computed, 11u);
   (void)h::run_preset(options(preset, "clean", 2));
   EXPECT_EQ(slurp(dir_ / "out" / "tidy.csv"), slurp(dir_ / "clean" / "tidy.csv"));
 }

@@ -284,9 +284,10 @@ TEST_F(MeanCli, BadInputExitsTwoWithOneLine) {
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
   };
-  // Missing column: names it and lists the columns.
+  // Missing column: names it and counts the header's fields (never lists them: without a
+  // header line they are data).
   expect_one_line_error(run(with({"--column", "z", "--delta", "1e-6"}, base)),
-                        {"column 'z'", "columns: x, y"});
+                        {"column 'z'", "no such column", "2 fields"});
   // Non-numeric cell: its data row, line (header = line 1) and column, never the value.
   const auto text = write("t.csv", "x\n1\n2\nabc\n4\n");
   const outcome bad = mean_of(text, {"--epsilon", "1", "--delta", "1e-6", "--tau", "1"});

@@ -1,10 +1,12 @@
 #include "dpx/core/csv.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <fstream>
-#include <iterator>
-#include <sstream>
 #include <system_error>
 
 namespace dpx::core {
@@ -194,7 +196,8 @@ const std::vector<std::string>& csv_table::text_column(std::string_view name) co
 
 csv_table parse_csv(std::string_view text,
                     const std::string& source,
-                    const csv_column_chooser& choose) {
+                    const csv_column_chooser& choose,
+                    const csv_limits& limits) {
   csv_table t;
   t.source = source;
   scanner sc(text, source);
@@ -223,12 +226,14 @@ csv_table parse_csv(std::string_view text,
       }
     }
     if (found == width) {
-      std::string cols;
-      for (std::size_t i = 0; i < width && i < 20; ++i) {
-        cols += (i ? ", " : "") + csv_column_label(t.header[i]);
-      }
-      if (width > 20) cols += ", ...";
-      throw csv_error(source, 0, 0, name, "no such column (columns: " + cols + ")");
+      // The header's names are not listed: without a header line they are a data record.
+      throw csv_error(source,
+                      0,
+                      0,
+                      name,
+                      "no such column (the first line has " + std::to_string(width) +
+                          (width == 1 ? " field" : " fields") +
+                          "; it must be a header naming the columns)");
     }
     if (kind[found] != 0) throw csv_error(source, 0, 0, name, "column requested twice");
     kind[found] = k;
@@ -248,6 +253,17 @@ csv_table parse_csv(std::string_view text,
     const std::size_t row = t.rows + 1;
     sc.next(r, keep, row);
     if (r.blank) continue;
+    if (t.rows >= limits.max_rows) {
+      throw csv_error(
+          source,
+          0,
+          0,
+          "",
+          "has more than " + std::to_string(limits.max_rows) + " data rows (the row limit" +
+              (limits.rows_flag != nullptr ? std::string("; raise it with ") + limits.rows_flag
+                                           : std::string()) +
+              ")");
+    }
     if (r.count != width) {
       throw csv_error(source,
                       row,
@@ -271,29 +287,105 @@ csv_table parse_csv(std::string_view text,
   return t;
 }
 
-csv_table parse_csv(std::string_view text, const std::string& source, const csv_columns& columns) {
-  return parse_csv(text, source, [&](const std::vector<std::string>&) { return columns; });
+csv_table parse_csv(std::string_view text,
+                    const std::string& source,
+                    const csv_columns& columns,
+                    const csv_limits& limits) {
+  return parse_csv(
+      text, source, [&](const std::vector<std::string>&) { return columns; }, limits);
 }
 
-csv_table read_csv_file(const std::filesystem::path& path, const csv_column_chooser& choose) {
+namespace {
+
+[[noreturn]] void input_fail(const std::string& source, const std::string& what) {
+  throw csv_error(source, 0, 0, "", what);
+}
+
+std::string too_large(std::uint64_t max_bytes, const char* bytes_flag) {
+  return "is larger than " + std::to_string(max_bytes) + " bytes (the input size limit" +
+         (bytes_flag != nullptr ? std::string("; raise it with ") + bytes_flag : std::string()) +
+         ")";
+}
+
+/// Reads fd to its end, refusing more than max_bytes.
+std::string read_bounded(int fd,
+                         const std::string& source,
+                         std::uint64_t max_bytes,
+                         const char* bytes_flag) {
+  std::string text;
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      input_fail(source, "read error");
+    }
+    if (n == 0) break;
+    if (static_cast<std::uint64_t>(n) > max_bytes - text.size()) {
+      input_fail(source, too_large(max_bytes, bytes_flag));
+    }
+    text.append(buf, static_cast<std::size_t>(n));
+  }
+  return text;
+}
+
+/// Closes a file descriptor on scope exit.
+struct fd_closer {
+  int fd;
+  ~fd_closer() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
+std::string read_input_text(const std::filesystem::path& path,
+                            std::uint64_t max_bytes,
+                            const char* bytes_flag) {
+  if (path == "-") return read_bounded(STDIN_FILENO, "<stdin>", max_bytes, bytes_flag);
   const std::string source = path.string();
-  std::error_code ec;
-  const auto st = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(st)) {
-    throw csv_error(source, 0, 0, "", "cannot open (no such file)");
+  const auto kind = [&](const struct stat& st) {
+    if (S_ISDIR(st.st_mode)) input_fail(source, "is a directory, not a file");
+    if (!S_ISREG(st.st_mode)) {
+      // A FIFO or a device may never end (/dev/urandom); a stream is read through stdin ("-").
+      input_fail(source,
+                 "is not a regular file (a FIFO, device or socket); pipe a stream to standard "
+                 "input and name it '-'");
+    }
+    if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+      input_fail(source, too_large(max_bytes, bytes_flag));
+    }
+  };
+  struct stat st {};
+  if (::stat(source.c_str(), &st) != 0) {
+    input_fail(source,
+               errno == ENOENT || errno == ENOTDIR
+                   ? "cannot open (no such file)"
+                   : "cannot open (permission denied or unreadable)");
   }
-  if (std::filesystem::is_directory(st)) {
-    throw csv_error(source, 0, 0, "", "is a directory, not a CSV file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw csv_error(source, 0, 0, "", "cannot open (permission denied or unreadable)");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw csv_error(source, 0, 0, "", "read error");
-  return parse_csv(text, source, choose);
+  kind(st);  // before open: opening a FIFO would wait for a writer
+  // O_NONBLOCK: should the path have been replaced by a FIFO meanwhile, open does not wait.
+  const fd_closer fd{::open(source.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+  if (fd.fd < 0) input_fail(source, "cannot open (permission denied or unreadable)");
+  if (::fstat(fd.fd, &st) != 0) input_fail(source, "read error");
+  kind(st);
+  const int flags = ::fcntl(fd.fd, F_GETFL);
+  if (flags >= 0) (void)::fcntl(fd.fd, F_SETFL, flags & ~O_NONBLOCK);
+  return read_bounded(fd.fd, source, max_bytes, bytes_flag);
 }
 
-csv_table read_csv_file(const std::filesystem::path& path, const csv_columns& columns) {
-  return read_csv_file(path, [&](const std::vector<std::string>&) { return columns; });
+csv_table read_csv_file(const std::filesystem::path& path,
+                        const csv_column_chooser& choose,
+                        const csv_limits& limits) {
+  const std::string text = read_input_text(path, limits.max_bytes, limits.bytes_flag);
+  return parse_csv(text, path == "-" ? std::string("<stdin>") : path.string(), choose, limits);
+}
+
+csv_table read_csv_file(const std::filesystem::path& path,
+                        const csv_columns& columns,
+                        const csv_limits& limits) {
+  return read_csv_file(
+      path, [&](const std::vector<std::string>&) { return columns; }, limits);
 }
 
 }  // namespace dpx::core

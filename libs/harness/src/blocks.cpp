@@ -187,7 +187,8 @@ tidy_table merge_blocks(const preset& p,
                         const driver& d,
                         const std::vector<cell>& cells,
                         const fs::path& out,
-                        const std::vector<bool>* include) {
+                        const std::vector<bool>* include,
+                        const std::atomic<bool>* stop) {
   tidy_table all;
   all.param_names = param_names_of(cells.front());
   all.metric_names = d.metric_names;
@@ -201,6 +202,7 @@ tidy_table merge_blocks(const preset& p,
   });
   all.rows.reserve(static_cast<std::size_t>(p.replications) * cells.size());
   for (const std::size_t k : order) {
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) throw run_interrupted{};
     const block_ref& u = plan[k];
     const cell& c = cells[u.cell_index];
     tidy_table t;
@@ -226,8 +228,12 @@ tidy_table merge_blocks(const preset& p,
 
 }  // namespace detail
 
-block_payload compute_block_payload(
-    const preset& p, const driver& d, const cell& c, const block_ref& u, std::size_t block_index) {
+block_payload compute_block_payload(const preset& p,
+                                    const driver& d,
+                                    const cell& c,
+                                    const block_ref& u,
+                                    std::size_t block_index,
+                                    const std::atomic<bool>* stop) {
   using clock = std::chrono::steady_clock;
   const auto block_start = clock::now();
   tidy_table t;
@@ -238,6 +244,10 @@ block_payload compute_block_payload(
   block_payload out;
   out.block = block_index;
   for (std::uint32_t r = u.first;; ++r) {
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
+      out.abandoned = true;
+      return out;
+    }
     tidy_row row;
     row.cell_id = c.id;
     row.rep = r;

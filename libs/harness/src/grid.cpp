@@ -1,10 +1,12 @@
 // Grid expansion and cell identity (docs/presets.md, "Cells").
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "dpx/core/hash.hpp"
 #include "dpx/harness/controls.hpp"
 #include "dpx/harness/preset.hpp"
+#include "dpx/harness/results.hpp"
 
 namespace dpx::harness {
 
@@ -27,6 +29,54 @@ cell make_cell(const driver& d, param_map params, const std::vector<std::string>
   c.params = std::move(params);
   return c;
 }
+
+std::size_t run_memory_estimate(const preset& p, const std::vector<cell>& cells) {
+  std::size_t total = 0;
+  const driver* d = find_driver(p.driver);
+  const std::size_t metrics = d == nullptr ? 0 : d->metric_names.size();
+  constexpr std::size_t most = std::numeric_limits<std::size_t>::max();
+  for (const cell& c : cells) {
+    // A row: the struct, one std::string per parameter (plus its heap text past the small-string
+    // buffer), one double per metric; its CSV line: id, replication, values, metrics (25 bytes
+    // each at most: shortest round trip) and separators.
+    std::size_t row = sizeof(tidy_row) + metrics * (sizeof(double) + 26) + 48;
+    for (const auto& [_, v] : c.params.values()) {
+      const std::size_t len = render(v).size();
+      row += sizeof(std::string) + (len > 15 ? len + 1 : 0) + len + 1;
+    }
+    const std::size_t add = row * p.replications;
+    total = total > most - add ? most : total + add;
+  }
+  return total;
+}
+
+namespace {
+
+/// Refuses a run too large to plan or to hold (max_run_blocks, max_run_memory_bytes).
+void check_run_size(const preset& p, const std::vector<cell>& cells) {
+  const std::size_t per_cell =
+      (static_cast<std::size_t>(p.replications) + p.replication_block - 1) / p.replication_block;
+  const std::string where =
+      p.quick ? " ([experiment] or [quick], or --set)" : " ([experiment] or --set)";
+  if (per_cell > max_run_blocks / cells.size()) {
+    // At most 1e6 cells x 1e8 blocks: the product fits in 64 bits.
+    throw preset_error(
+        p.path.string() + ": the run has " + std::to_string(cells.size() * per_cell) + " blocks (" +
+        std::to_string(cells.size()) + " cells x " + std::to_string(per_cell) +
+        " = replications / replication_block), more than " + std::to_string(max_run_blocks) +
+        ": raise replication_block or lower replications" + where);
+  }
+  const std::size_t bytes = run_memory_estimate(p, cells);
+  if (bytes > max_run_memory_bytes) {
+    throw preset_error(p.path.string() + ": the results of " + std::to_string(cells.size()) +
+                       " cells x " + std::to_string(p.replications) +
+                       " replications would take about " + std::to_string(bytes >> 20) +
+                       " MiB, more than " + std::to_string(max_run_memory_bytes >> 20) +
+                       " MiB: lower replications or the number of cells" + where);
+  }
+}
+
+}  // namespace
 
 std::vector<cell> expand_grid(const preset& p) {
   const driver* d = find_driver(p.driver);
@@ -124,6 +174,7 @@ std::vector<cell> expand_grid(const preset& p) {
   add_control_cells(p, *d, swept, out);  // negative controls of the rate checks
   if (out.empty())
     throw preset_error(p.path.string() + ": the grid is empty (everything excluded)");
+  check_run_size(p, out);
   return out;
 }
 

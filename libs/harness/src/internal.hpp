@@ -1,6 +1,7 @@
 #pragma once
 // Internals of the runner shared between runner.cpp, manifest.cpp and progress.cpp.
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
@@ -78,11 +79,21 @@ tidy_table merge_blocks(const preset& p,
                         const driver& d,
                         const std::vector<cell>& cells,
                         const std::filesystem::path& out,
-                        const std::vector<bool>* include = nullptr);
+                        const std::vector<bool>* include = nullptr,
+                        const std::atomic<bool>* stop = nullptr);
+
+/// The file dpx creates first in every results directory it writes (the lock of dir_lock): it
+/// marks the directory as dpx's.
+inline constexpr const char* lock_file_name = ".dpx.lock";
+
+/// Throws std::invalid_argument unless dir is absent, an empty directory or a dpx results
+/// directory (it holds lock_file_name): results never overwrite a user's own files.
+void check_results_dir(const std::filesystem::path& dir);
 
 /// Exclusive or shared lock of a results directory (flock on <dir>/.dpx.lock), held for the
 /// object's lifetime. Throws std::invalid_argument (exit 2) when another process holds a
-/// conflicting lock: a run never waits, it says which directory is busy.
+/// conflicting lock (a run never waits, it says which directory is busy), when dir fails
+/// check_results_dir or when no file can be created in it.
 class dir_lock {
  public:
   enum class mode { exclusive, shared };
@@ -94,6 +105,13 @@ class dir_lock {
  private:
   int fd_ = -1;
 };
+
+/// Thrown by the runner's loops when run_options::stop is raised (caught by run_preset).
+struct run_interrupted {};
+
+/// The runner has stopped computing after an interrupt and only records it: cancels the
+/// deadline an interrupt_guard armed (signals.cpp). A no-op without a guard or a signal.
+void acknowledge_interrupt() noexcept;
 
 /// Removes the temporary files ("<name>.tmp.<pid>.<n>", write_file_atomic) an interrupted run
 /// left below dir; returns how many. Call only while holding dir's exclusive lock.
@@ -107,6 +125,7 @@ struct finalize_options {
   bool tidy_wall_time = false;
   const std::vector<bool>* include = nullptr;
   bool reuse_tidy = false;  ///< read an existing tidy.csv instead of merging (report)
+  const std::atomic<bool>* stop = nullptr;  ///< raised: throw run_interrupted (merge loop)
 };
 void finalize(const preset& p,
               const driver& d,

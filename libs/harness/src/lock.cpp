@@ -22,12 +22,14 @@ namespace dpx::harness::detail {
 namespace fs = std::filesystem;
 
 dir_lock::dir_lock(const fs::path& dir, mode m) {
+  check_results_dir(dir);
   fs::create_directories(dir);
-  const fs::path path = dir / ".dpx.lock";
+  const fs::path path = dir / lock_file_name;
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) {
-    throw std::system_error(
-        errno, std::generic_category(), "cannot open the lock file " + path.string());
+    // The directory given cannot hold results (read-only, /proc, ...): a usage error.
+    throw std::invalid_argument("results directory " + dir.string() +
+                                ": cannot create files in it (" + std::strerror(errno) + ")");
   }
   const int op = (m == mode::exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB;
   int rc;
@@ -45,6 +47,22 @@ dir_lock::dir_lock(const fs::path& dir, mode m) {
     }
     throw std::system_error(err, std::generic_category(), "cannot lock " + path.string());
   }
+}
+
+void check_results_dir(const fs::path& dir) {
+  std::error_code ec;
+  const auto st = fs::symlink_status(dir, ec);
+  if (ec || !fs::exists(st)) return;  // created by the caller
+  if (!fs::is_directory(fs::status(dir, ec))) {
+    throw std::invalid_argument("results directory " + dir.string() +
+                                " exists and is not a directory");
+  }
+  if (fs::exists(dir / lock_file_name, ec)) return;  // written by dpx before
+  if (fs::is_empty(dir, ec) && !ec) return;
+  throw std::invalid_argument(
+      "results directory " + dir.string() +
+      " is not empty and is not a dpx results directory (it has no " + lock_file_name +
+      "): dpx would overwrite files of the same names there; choose a new or empty directory");
 }
 
 dir_lock::~dir_lock() {
@@ -71,3 +89,33 @@ std::size_t remove_stale_temporaries(const fs::path& dir) {
 }
 
 }  // namespace dpx::harness::detail
+
+namespace dpx::harness {
+
+void claim_results_dir(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  // A folder of results directories written before folders were claimed (`--all --out
+  // results` of earlier versions) holds dpx results directories: it is dpx's as well.
+  bool holds_results = false;
+  std::error_code ec;
+  if (fs::is_directory(dir, ec) && !fs::exists(dir / detail::lock_file_name, ec)) {
+    for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator();
+         it.increment(ec)) {
+      if (it->is_directory(ec) && fs::exists(it->path() / detail::lock_file_name, ec)) {
+        holds_results = true;
+        break;
+      }
+    }
+  }
+  if (!holds_results) detail::check_results_dir(dir);
+  fs::create_directories(dir);
+  const fs::path path = dir / detail::lock_file_name;
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    throw std::invalid_argument("results directory " + dir.string() +
+                                ": cannot create files in it (" + std::strerror(errno) + ")");
+  }
+  ::close(fd);
+}
+
+}  // namespace dpx::harness

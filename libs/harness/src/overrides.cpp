@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dpx/harness/preset.hpp"
@@ -71,7 +72,9 @@ void erase_from_quick(toml::table& root, const std::string& name) {
   if (auto* q = root["quick"].as_table()) q->erase(name);
 }
 
-void apply_one(toml::table& root, const std::string& set) {
+/// Applies one override and returns the key it set, as resolved: a bare name gets its table,
+/// and grid.X / fixed.X both name parameter X (one home; see below).
+std::string apply_one(toml::table& root, const std::string& set) {
   const auto eq = set.find('=');
   if (eq == std::string::npos || eq == 0) fail(set, "expected key=value");
   std::string key = set.substr(0, eq);
@@ -146,12 +149,28 @@ void apply_one(toml::table& root, const std::string& set) {
       erase_from_quick(root, last);
     }
   }
+  if (path.size() == 2 && (path[0] == "grid" || path[0] == "fixed")) return "grid/fixed." + last;
+  std::string resolved;
+  for (const auto& part : path) resolved += (resolved.empty() ? "" : ".") + part;
+  return resolved;
 }
 
 }  // namespace
 
 void apply_overrides(toml::table& root, const std::vector<std::string>& sets) {
-  for (const auto& s : sets) apply_one(root, s);
+  // A key given twice would be last-wins silently: a typo in a long command line, or a
+  // script's default and the user's value, with no sign of which one ran.
+  std::vector<std::pair<std::string, std::string>> seen;  // resolved key, its --set
+  for (const auto& s : sets) {
+    const std::string key = apply_one(root, s);
+    for (const auto& [k, first] : seen) {
+      if (k == key) {
+        const std::string name = key.rfind("grid/fixed.", 0) == 0 ? key.substr(11) : key;
+        fail(s, "key '" + name + "' is already set by --set " + first + " (give each key once)");
+      }
+    }
+    seen.emplace_back(key, s);
+  }
 }
 
 }  // namespace dpx::harness::detail

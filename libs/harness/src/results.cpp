@@ -202,6 +202,20 @@ void write_file_atomic(const std::filesystem::path& path, const std::string& con
     throw std::system_error(
         err, std::generic_category(), "write_file_atomic: rename " + tmp + " -> " + path.string());
   }
+  // The rename lives in the directory: until the directory is synced a crash may bring back
+  // the old file (or none) although the new content is on disk (fsync(2), "Notes").
+  const std::string dir = parent.empty() ? std::string(".") : parent.string();
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) {
+    throw std::system_error(errno, std::generic_category(), "write_file_atomic: open " + dir);
+  }
+  // EINVAL: a file system that cannot sync directories (nothing more can be done there).
+  if (::fsync(dfd) != 0 && errno != EINVAL) {
+    const int err = errno;
+    ::close(dfd);
+    throw std::system_error(err, std::generic_category(), "write_file_atomic: fsync " + dir);
+  }
+  ::close(dfd);
 }
 
 void write_tidy_csv(const tidy_table& t,

@@ -144,7 +144,7 @@ void finalize(const preset& p,
   if (o.reuse_tidy && fs::is_regular_file(out / "tidy.csv", ec)) {
     tidy = read_tidy_csv(out / "tidy.csv");
   } else {
-    tidy = merge_blocks(p, d, cells, out, o.include);
+    tidy = merge_blocks(p, d, cells, out, o.include, o.stop);
     write_tidy_csv(tidy, out / "tidy.csv", o.tidy_wall_time);
   }
   r.counts.failed = 0;
@@ -256,12 +256,15 @@ run_plan plan_run(const preset& p, const run_options& o) {
 void check_cache(const preset& p, const run_options& o, run_plan& plan, run_counts& counts) {
   std::vector<bool> touched(plan.cells.size(), false);
   for (const std::size_t k : plan.mine) touched[plan.units[k].cell_index] = true;
+  const auto stopped = [&] { return o.stop != nullptr && o.stop->load(std::memory_order_relaxed); };
   for (std::size_t c = 0; c < plan.cells.size(); ++c) {
     if (!touched[c]) continue;
+    if (stopped()) throw detail::run_interrupted{};
     fs::create_directories(cell_dir(plan.out, plan.cells[c]));
     write_params_json(cell_dir(plan.out, plan.cells[c]), p, plan.cells[c]);
   }
   for (const std::size_t k : plan.mine) {
+    if (stopped()) throw detail::run_interrupted{};
     const block_ref& u = plan.units[k];
     const cell& c = plan.cells[u.cell_index];
     bool cached = false;
@@ -326,7 +329,10 @@ class block_pool : public block_dispatcher {
     try {
       while (const auto k = take()) {
         const block_ref& u = plan_.units[*k];
-        deliver(compute_block_payload(p_, *plan_.d, plan_.cells[u.cell_index], u, *k));
+        const block_payload b =
+            compute_block_payload(p_, *plan_.d, plan_.cells[u.cell_index], u, *k, options_.stop);
+        if (b.abandoned) return;  // interrupted inside the block: nothing to write
+        deliver(b);
       }
     } catch (...) {
       set_fatal(std::current_exception());
@@ -431,7 +437,14 @@ run_result run_preset(const preset& p, const run_options& options) {
   std::optional<detail::dir_lock> shard_lock;
   if (plan.sharded) shard_lock.emplace(plan.own_dir, lock_mode::exclusive);
   if (!plan.sharded) detail::remove_stale_temporaries(out);
-  check_cache(p, options, plan, result.counts);
+  try {
+    check_cache(p, options, plan, result.counts);
+  } catch (const detail::run_interrupted&) {
+    // Stopped while planning: nothing was computed; the next run checks the cache again.
+    detail::acknowledge_interrupt();
+    result.status = run_status::interrupted;
+    return result;
+  }
 
   // 2. Execute.
   detail::progress_reporter progress(p.name,
@@ -448,6 +461,7 @@ run_result run_preset(const preset& p, const run_options& options) {
   result.counts.computed = pool.computed;
 
   const bool interrupted = !pool.fatal && pool.computed + result.counts.cached < plan.mine.size();
+  if (interrupted) detail::acknowledge_interrupt();
   detail::manifest_input mi;
   mi.p = &p;
   mi.cells = &plan.cells;
@@ -516,7 +530,17 @@ run_result run_preset(const preset& p, const run_options& options) {
   detail::finalize_options fo;
   fo.figures = options.figures;
   fo.tidy_wall_time = options.tidy_wall_time;
-  detail::finalize(p, *plan.d, plan.cells, out, fo, result);
+  fo.stop = options.stop;
+  try {
+    detail::finalize(p, *plan.d, plan.cells, out, fo, result);
+  } catch (const detail::run_interrupted&) {
+    // Every block is saved; the merge and the analysis are redone by the next run or report.
+    detail::acknowledge_interrupt();
+    result.status = run_status::interrupted;
+    progress.finish(to_string(result.status));
+    write_manifest(false);
+    return result;
+  }
   mi.rates = &result.rates;
   mi.rates_checked = result.rates_checked;
   mi.rates_passed = result.rates_passed;

@@ -14,9 +14,16 @@
 ///
 /// Errors: csv_error (a std::invalid_argument). Its message names the file, the data row
 /// (1-based, the header not counted), the line on which the record starts and the column —
-/// never the content of a cell, which may be private.
+/// never the content of a cell, which may be private. Header names are not listed either: in a
+/// file without a header line the "header" is the first data record.
+///
+/// Bounds: the input is at most csv_limits::max_bytes bytes and max_rows data records
+/// (defaults below, overridable by the caller); only regular files are read, or standard input
+/// when the path is "-" (a FIFO, device or directory given by name is refused: it may never
+/// end).
 
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <stdexcept>
@@ -46,6 +53,21 @@ class csv_error : public std::invalid_argument {
   std::string column_;
 };
 
+/// Default bounds of every input file dpx reads (CSV data, events files): 1 GiB and 10 million
+/// data rows. One record costs at least two bytes, so the kept numeric columns take at most
+/// about four times the input size in memory.
+inline constexpr std::uint64_t default_max_input_bytes = std::uint64_t{1} << 30;
+inline constexpr std::uint64_t default_max_input_rows = 10'000'000;
+
+/// Bounds on one input. The flag names, when set, say in messages how to raise a bound
+/// (e.g. "--max-input-bytes").
+struct csv_limits {
+  std::uint64_t max_bytes = default_max_input_bytes;  ///< >= 1
+  std::uint64_t max_rows = default_max_input_rows;    ///< data records (header not counted), >= 1
+  const char* bytes_flag = nullptr;
+  const char* rows_flag = nullptr;
+};
+
 /// The columns to keep: numeric ones (converted to double) and text ones (kept as strings).
 /// A name listed twice, or in both lists, is an error.
 struct csv_columns {
@@ -71,16 +93,32 @@ struct csv_table {
   const std::vector<std::string>& text_column(std::string_view name) const;
 };
 
-/// Parses CSV text (source labels messages). Throws csv_error.
+/// Parses CSV text (source labels messages). Throws csv_error (also past limits.max_rows; the
+/// size bound is read_input_text's).
 csv_table parse_csv(std::string_view text,
                     const std::string& source,
-                    const csv_column_chooser& choose);
-csv_table parse_csv(std::string_view text, const std::string& source, const csv_columns& columns);
+                    const csv_column_chooser& choose,
+                    const csv_limits& limits = {});
+csv_table parse_csv(std::string_view text,
+                    const std::string& source,
+                    const csv_columns& columns,
+                    const csv_limits& limits = {});
 
-/// Reads a CSV file. A missing or unreadable file, a directory and an empty file are reported
-/// as such (csv_error with row 0).
-csv_table read_csv_file(const std::filesystem::path& path, const csv_column_chooser& choose);
-csv_table read_csv_file(const std::filesystem::path& path, const csv_columns& columns);
+/// The whole content of an input: a regular file, or standard input when path is "-" (labelled
+/// "<stdin>"), of at most max_bytes bytes (read no further than one byte past it). A missing
+/// or unreadable file, a directory, any other non-regular file (FIFO, device, socket) and a
+/// larger input are reported as such (csv_error with row 0; bytes_flag as in csv_limits).
+std::string read_input_text(const std::filesystem::path& path,
+                            std::uint64_t max_bytes = default_max_input_bytes,
+                            const char* bytes_flag = nullptr);
+
+/// Reads a CSV file (read_input_text, then parse_csv). An empty file is reported as such.
+csv_table read_csv_file(const std::filesystem::path& path,
+                        const csv_column_chooser& choose,
+                        const csv_limits& limits = {});
+csv_table read_csv_file(const std::filesystem::path& path,
+                        const csv_columns& columns,
+                        const csv_limits& limits = {});
 
 /// A column name as it may appear in a message: control bytes replaced, at most 64 bytes.
 std::string csv_column_label(std::string_view name);

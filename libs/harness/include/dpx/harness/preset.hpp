@@ -99,12 +99,25 @@ preset parse_preset(const std::string& text,
 inline constexpr std::size_t max_grid_cells = 1'000'000;
 /// Most points of one geometric/linear range.
 inline constexpr std::int64_t max_range_points = 100'000;
+/// Most replication blocks of one run (cells × ceil(replications / replication_block)): each is
+/// a file pair and a cache check, so replication_block = 1 with 1e8 replications is refused
+/// before anything is planned.
+inline constexpr std::size_t max_run_blocks = 1'000'000;
+/// Largest estimated memory of one run's merged results (run_memory_estimate): the analysis
+/// holds every replication's row at once.
+inline constexpr std::size_t max_run_memory_bytes = std::size_t{4} << 30;
+
+/// Estimated bytes of the merged results of a run of cells: per replication, one tidy row
+/// (its fixed part, its rendered parameters and its metrics) and its line of tidy.csv.
+std::size_t run_memory_estimate(const preset& p, const std::vector<cell>& cells);
 
 /// Expands the grid into cells (see the file comment for the order). Duplicate cells (same
 /// key) are kept once, at their first position. Validates every cell's parameters with
 /// validate_params (driver.hpp) before returning. Throws preset_error naming the cell and the
 /// parameter if a value is invalid, if a cell lacks a required parameter, if the grid has
-/// more than max_grid_cells cells or if it is empty.
+/// more than max_grid_cells cells or if it is empty, and (naming replications and
+/// replication_block) if the run would have more than max_run_blocks blocks or its results an
+/// estimated size above max_run_memory_bytes.
 std::vector<cell> expand_grid(const preset& p);
 
 /// Builds the cell for one resolved parameter set (used by expand_grid; exposed for tests).

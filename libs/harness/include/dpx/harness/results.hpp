@@ -60,7 +60,8 @@ tidy_table read_tidy_csv(const std::filesystem::path& path);
 tidy_table parse_tidy_csv(const std::string& text, const std::string& name);
 
 /// Atomic whole-file write: content goes to "<path>.tmp.<pid>.<n>" in the same directory,
-/// is flushed, then renamed over path. A crash or interrupt never leaves a partial file.
+/// is flushed (fsync), renamed over path, and the directory is fsynced so that the rename
+/// itself survives a crash. A crash or interrupt never leaves a partial file.
 void write_file_atomic(const std::filesystem::path& path, const std::string& content);
 
 /// Shortest round-trip rendering of a double ("nan", "inf" for non-finite values).

@@ -139,9 +139,24 @@ struct report_options {
 /// block). Holds the results directory's exclusive lock.
 run_result report_preset(const report_options& options);
 
-/// Installs SIGINT/SIGTERM handlers for its lifetime. The first signal sets flag() (pass it as
-/// run_options::stop) and prints a note; a second signal terminates the process at once with
-/// status 130 (block files are written atomically, so nothing is corrupted).
+/// Prepares dir to hold the results directories of several presets (`dpx run --all --out DIR`):
+/// refuses, with std::invalid_argument, a non-empty directory that is not dpx's (one without
+/// the .dpx.lock file dpx creates first in every directory it writes, and none of whose
+/// subdirectories has it either; the runner applies the same rule, without the subdirectories,
+/// to every results directory), then marks dir as dpx's.
+void claim_results_dir(const std::filesystem::path& dir);
+
+/// Milliseconds an interrupted run may take to stop computing (interrupt_guard): with the exit
+/// itself, an interrupt is honoured within a second.
+inline constexpr unsigned interrupt_grace_ms = 800;
+
+/// Installs SIGINT/SIGTERM handlers (and a SIGALRM handler) for its lifetime. The first signal
+/// sets flag() (pass it as run_options::stop), prints a note and arms a deadline: unless the
+/// runner has stopped computing within interrupt_grace_ms (it reads the flag before every
+/// replication and in its planning and merge loops), the process exits with status 130 then. A
+/// second signal terminates the process at once with status 130 (every file is written
+/// atomically, so nothing is corrupted). For command-line programs: the deadline ends the
+/// process.
 class interrupt_guard {
  public:
   interrupt_guard();
@@ -188,12 +203,21 @@ struct block_payload {
   std::size_t failed = 0;  ///< failed replications in the block
   double wall_s = 0;       ///< wall time of the whole block
   double rep_wall_s = 0;   ///< sum of per-replication wall times
+  /// stop was raised before the block's last replication: the block is incomplete (csv and
+  /// sidecar empty) and must not be delivered.
+  bool abandoned = false;
 };
 
 /// Runs the replications of one block without writing anything. Per-replication
-/// std::exceptions become failed rows; other exceptions propagate.
-block_payload compute_block_payload(
-    const preset& p, const driver& d, const cell& c, const block_ref& b, std::size_t block_index);
+/// std::exceptions become failed rows; other exceptions propagate. With stop non-null, stop is
+/// read before every replication and a raised stop abandons the block (an interrupt is
+/// honoured within one replication, not one block).
+block_payload compute_block_payload(const preset& p,
+                                    const driver& d,
+                                    const cell& c,
+                                    const block_ref& b,
+                                    std::size_t block_index,
+                                    const std::atomic<bool>* stop = nullptr);
 
 /// The work source run_preset hands to a remote_executor. Thread-compatible: call it only from
 /// the thread that called run_preset (inside remote_executor::poll).
