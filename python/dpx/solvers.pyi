@@ -242,14 +242,21 @@ release_function(points) = f_t + c D_t Z at the points, Z a Gaussian process wit
 points (epsilon <= 1). privacy="none": predict only. noise_kind="float_safe" (default: the
 float-safe Laplace release, PureDpEvent; function_release: the whitened values by the float-safe
 Gaussian, ZCdpEvent) or "research_grade" (the paper's double-precision noise, LaplaceDpEvent /
-GaussianDpEvent); docs/solvers.md, "Noise kind"."""
-    def __init__(self, input_dim: int, kernel: str = ..., bandwidth: float = ..., degree: int = ..., offset: float = ..., theta: float = ..., t0: float = ..., output_bound: float = ..., input_bound: float = ..., privacy: str = ..., epsilon: float = ..., delta: float = ..., noise_kind: str = ...) -> None: ...
+GaussianDpEvent); docs/solvers.md, "Noise kind".
+
+predict, coefficients and centres read the training data without noise (NOT private): for a
+private learner (per_query, function_release) they raise ValueError unless it was constructed
+with nonprivate_diagnostics=True (docs/cli.md, "Output contract")."""
+    def __init__(self, input_dim: int, kernel: str = ..., bandwidth: float = ..., degree: int = ..., offset: float = ..., theta: float = ..., t0: float = ..., output_bound: float = ..., input_bound: float = ..., privacy: str = ..., epsilon: float = ..., delta: float = ..., noise_kind: str = ..., nonprivate_diagnostics: bool = ...) -> None: ...
+    @property
+    def nonprivate_diagnostics(self) -> bool:
+        """Whether predict, coefficients and centres can be read (nonprivate_diagnostics=True, or privacy="none")."""
     def update(self, x: npt.ArrayLike, y: float) -> None:
         """One step with the example (x, y)."""
     def fit(self, X: npt.ArrayLike, y: npt.ArrayLike) -> None:
         """update() on every row of X in order (GIL released)."""
     def predict(self, x: npt.ArrayLike) -> Any:
-        """f_t(x) (NOT private): a float for one point, an array for an (m, input_dim) array."""
+        """f_t(x) (NOT private; ValueError unless nonprivate_diagnostics=True or privacy="none"): a float for one point, an array for an (m, input_dim) array."""
     @overload
     def predict_private(self, x: npt.ArrayLike, rng: Philox) -> float: ...
     @overload
@@ -282,10 +289,10 @@ GaussianDpEvent); docs/solvers.md, "Noise kind"."""
         """c = sqrt(2 log(2 / delta)) / epsilon of function_release."""
     @property
     def coefficients(self) -> npt.NDArray[numpy.float64]:
-        """Effective coefficients c_i of f_t = sum_i c_i K(x_i, .)."""
+        """Effective coefficients c_i of f_t = sum_i c_i K(x_i, .) (NOT private; ValueError unless nonprivate_diagnostics=True or privacy="none")."""
     @property
     def centres(self) -> npt.NDArray[numpy.float64]:
-        """Centres x_i as a (t, input_dim) array."""
+        """Centres x_i (the training inputs, projected onto the input ball) as a (t, input_dim) array (NOT private; ValueError unless nonprivate_diagnostics=True or privacy="none")."""
     @property
     def privacy_events(self) -> list:
         """Releases made so far as (event, count) pairs (as SolveResult.privacy_events)."""
