@@ -24,6 +24,12 @@ coefficients to ``dpx fit --solver istdp|noisy_pgd|dp_sgd --seed SEED`` run with
 settings, and to the C++ solvers called with ``rng::stream(seed, 0, 0, noise)``. Solvers run with
 the GIL released.
 
+A private run's result holds only its release (``x``) and public inputs (the events, the
+guarantee, the noise scale): the non-private diagnostics (``objective``, ``trace``, ``status``,
+``message``, ``iterations``, the work counters, ``seconds``), computed from the data without
+noise, are ``None`` unless the solver is called with ``nonprivate_diagnostics=True``, and ``repr``
+labels them "NOT private" (docs/cli.md, "Output contract").
+
 ``noise_kind`` is ``"float_safe"`` by default (research-grade noise must be asked for by name).
 Frank-Wolfe and output / objective perturbation draw research-grade noise only: a private run of
 them raises ValueError unless ``noise_kind="research_grade"``."""
@@ -85,43 +91,46 @@ prox ties toward 0, as ncvreg does."""
         """True for coordinate-wise penalties (these honour the solvers' `unpenalized`)."""
 
 class SolveResult:
-    """Result of a solver run (dpx::solvers)."""
+    """Result of a solver run (dpx::solvers). For a private run the non-private diagnostics (status, message, iterations, objective, seconds, the counters, trace) are None unless the solver was called with nonprivate_diagnostics=True (docs/cli.md, "Output contract")."""
     @property
     def x(self) -> npt.NDArray[numpy.float64]:
         """The returned iterate (coefficients), a new float64 array."""
     @property
-    def status(self) -> str:
-        """converged, max_iterations, line_search_failed or diverged."""
+    def nonprivate_diagnostics(self) -> bool:
+        """Whether the non-private diagnostics are present (always for a nonprivate run)."""
     @property
-    def message(self) -> str:
-        """How the run ended, in words."""
+    def status(self) -> Any:
+        """converged, max_iterations, line_search_failed or diverged (NOT private)."""
     @property
-    def iterations(self) -> int:
-        """Iterations performed."""
+    def message(self) -> Any:
+        """How the run ended, in words (NOT private)."""
     @property
-    def objective(self) -> float:
+    def iterations(self) -> Any:
+        """Iterations performed (NOT private)."""
+    @property
+    def objective(self) -> Any:
         """F(x) on the exact data (NaN if not computed; NOT private)."""
     @property
-    def seconds(self) -> float:
-        """Solve time."""
+    def seconds(self) -> Any:
+        """Solve time (NOT private)."""
     @property
-    def gradient_evaluations(self) -> int:
-        """Full or batch gradient computations."""
+    def gradient_evaluations(self) -> Any:
+        """Full or batch gradient computations (NOT private)."""
     @property
-    def objective_evaluations(self) -> int:
-        """Objective evaluations by the algorithm itself."""
+    def objective_evaluations(self) -> Any:
+        """Objective evaluations by the algorithm itself (NOT private)."""
     @property
-    def line_search_trials(self) -> int:
-        """Total over the run."""
+    def line_search_trials(self) -> Any:
+        """Total over the run (NOT private)."""
     @property
-    def max_line_search_trials(self) -> int:
-        """Largest number of trials in one iteration."""
+    def max_line_search_trials(self) -> Any:
+        """Largest number of trials in one iteration (NOT private)."""
     @property
-    def line_search_failures(self) -> int:
-        """Iterations whose line search hit its trial cap."""
+    def line_search_failures(self) -> Any:
+        """Iterations whose line search hit its trial cap (NOT private)."""
     @property
-    def trace(self) -> dict:
-        """Log-spaced checkpoints as a dict of arrays (iteration, objective, step, line_search_trials, seconds); pandas.DataFrame(result.trace) makes a table."""
+    def trace(self) -> Any:
+        """Log-spaced checkpoints as a dict of arrays (iteration, objective, step, line_search_trials, seconds); pandas.DataFrame(result.trace) makes a table (NOT private)."""
     @property
     def privacy_events(self) -> list:
         """The run's releases as (event, count) pairs, in order (empty when nonprivate)."""
@@ -153,19 +162,19 @@ def gist_working_set(X: npt.ArrayLike, y: npt.ArrayLike, loss: str = ..., penalt
     """Working-set GIST for a GLM with a separable penalty (as celer / skglm): the solver of `dpx fit` without --epsilon (stationarity_tol defaults to 100 tol, as there). The last `unpenalized` coordinates (an intercept column stored last) are not penalised."""
 
 @overload
-def dp_sgd(X: npt.ArrayLike, y: npt.ArrayLike, rng: Philox, loss: str = ..., penalty: Any = ..., lam: float = ..., gamma: float | None = ..., loss_parameter: float = ..., iterations: int = ..., step_size: float = ..., schedule: str = ..., sampling_rate: float = ..., clip_norm: float = ..., noise_multiplier: float = ..., expected_batch_size: float = ..., output: str = ..., trace: bool = ..., record_objective: bool = ..., theta0: npt.ArrayLike | None = ..., unpenalized: int = ..., noise_kind: str = ...) -> SolveResult: ...
+def dp_sgd(X: npt.ArrayLike, y: npt.ArrayLike, rng: Philox, loss: str = ..., penalty: Any = ..., lam: float = ..., gamma: float | None = ..., loss_parameter: float = ..., iterations: int = ..., step_size: float = ..., schedule: str = ..., sampling_rate: float = ..., clip_norm: float = ..., noise_multiplier: float = ..., expected_batch_size: float = ..., output: str = ..., trace: bool = ..., record_objective: bool = ..., theta0: npt.ArrayLike | None = ..., unpenalized: int = ..., noise_kind: str = ..., nonprivate_diagnostics: bool = ...) -> Any: ...
 @overload
-def dp_sgd(X: npt.ArrayLike, y: npt.ArrayLike, rng: OsRandom, loss: str = ..., penalty: Any = ..., lam: float = ..., gamma: float | None = ..., loss_parameter: float = ..., iterations: int = ..., step_size: float = ..., schedule: str = ..., sampling_rate: float = ..., clip_norm: float = ..., noise_multiplier: float = ..., expected_batch_size: float = ..., output: str = ..., trace: bool = ..., record_objective: bool = ..., theta0: npt.ArrayLike | None = ..., unpenalized: int = ..., noise_kind: str = ...) -> SolveResult: ...
+def dp_sgd(X: npt.ArrayLike, y: npt.ArrayLike, rng: OsRandom, loss: str = ..., penalty: Any = ..., lam: float = ..., gamma: float | None = ..., loss_parameter: float = ..., iterations: int = ..., step_size: float = ..., schedule: str = ..., sampling_rate: float = ..., clip_norm: float = ..., noise_multiplier: float = ..., expected_batch_size: float = ..., output: str = ..., trace: bool = ..., record_objective: bool = ..., theta0: npt.ArrayLike | None = ..., unpenalized: int = ..., noise_kind: str = ..., nonprivate_diagnostics: bool = ...) -> Any: ...
 
 @overload
-def istdp(X: npt.ArrayLike, y: npt.ArrayLike, rng: Philox, loss: str = ..., penalty: Any = ..., lam: float = ..., gamma: float | None = ..., loss_parameter: float = ..., variant: str = ..., iterations: int = ..., eta: float = ..., beta: float = ..., alpha_min: float = ..., alpha_max: float = ..., max_backtracks: int = ..., public_smoothness: float = ..., sensitivity: str = ..., gradient_bound: float = ..., clip_norm: float = ..., relation: str = ..., public_size: int = ..., calibration: str = ..., epsilon: float | None = ..., delta: float | None = ..., allow_nonprivate: bool = ..., sigma: float = ..., trace: bool = ..., record_objective: bool = ..., theta0: npt.ArrayLike | None = ..., theta1: npt.ArrayLike | None = ..., unpenalized: int = ..., noise_kind: str = ...) -> SolveResult: ...
+def istdp(X: npt.ArrayLike, y: npt.ArrayLike, rng: Philox, loss: str = ..., penalty: Any = ..., lam: float = ..., gamma: float | None = ..., loss_parameter: float = ..., variant: str = ..., iterations: int = ..., eta: float = ..., beta: float = ..., alpha_min: float = ..., alpha_max: float = ..., max_backtracks: int = ..., public_smoothness: float = ..., sensitivity: str = ..., gradient_bound: float = ..., clip_norm: float = ..., relation: str = ..., public_size: int = ..., calibration: str = ..., epsilon: float | None = ..., delta: float | None = ..., allow_nonprivate: bool = ..., sigma: float = ..., trace: bool = ..., record_objective: bool = ..., theta0: npt.ArrayLike | None = ..., theta1: npt.ArrayLike | None = ..., unpenalized: int = ..., noise_kind: str = ..., nonprivate_diagnostics: bool = ...) -> Any: ...
 @overload
-def istdp(X: npt.ArrayLike, y: npt.ArrayLike, rng: OsRandom, loss: str = ..., penalty: Any = ..., lam: float = ..., gamma: float | None = ..., loss_parameter: float = ..., variant: str = ..., iterations: int = ..., eta: float = ..., beta: float = ..., alpha_min: float = ..., alpha_max: float = ..., max_backtracks: int = ..., public_smoothness: float = ..., sensitivity: str = ..., gradient_bound: float = ..., clip_norm: float = ..., relation: str = ..., public_size: int = ..., calibration: str = ..., epsilon: float | None = ..., delta: float | None = ..., allow_nonprivate: bool = ..., sigma: float = ..., trace: bool = ..., record_objective: bool = ..., theta0: npt.ArrayLike | None = ..., theta1: npt.ArrayLike | None = ..., unpenalized: int = ..., noise_kind: str = ...) -> SolveResult: ...
+def istdp(X: npt.ArrayLike, y: npt.ArrayLike, rng: OsRandom, loss: str = ..., penalty: Any = ..., lam: float = ..., gamma: float | None = ..., loss_parameter: float = ..., variant: str = ..., iterations: int = ..., eta: float = ..., beta: float = ..., alpha_min: float = ..., alpha_max: float = ..., max_backtracks: int = ..., public_smoothness: float = ..., sensitivity: str = ..., gradient_bound: float = ..., clip_norm: float = ..., relation: str = ..., public_size: int = ..., calibration: str = ..., epsilon: float | None = ..., delta: float | None = ..., allow_nonprivate: bool = ..., sigma: float = ..., trace: bool = ..., record_objective: bool = ..., theta0: npt.ArrayLike | None = ..., theta1: npt.ArrayLike | None = ..., unpenalized: int = ..., noise_kind: str = ..., nonprivate_diagnostics: bool = ...) -> Any: ...
 
 @overload
-def pgd(X: npt.ArrayLike, y: npt.ArrayLike, rng: Philox, loss: str = ..., penalty: Any = ..., lam: float = ..., gamma: float | None = ..., loss_parameter: float = ..., iterations: int = ..., step_size: float = ..., output: str = ..., noise: str = ..., clip_norm: float = ..., relation: str = ..., public_size: int = ..., calibration: str = ..., laplace_rule: str = ..., epsilon: float | None = ..., delta: float | None = ..., noise_scale: float = ..., trace: bool = ..., record_objective: bool = ..., w0: npt.ArrayLike | None = ..., unpenalized: int = ..., noise_kind: str = ...) -> SolveResult: ...
+def pgd(X: npt.ArrayLike, y: npt.ArrayLike, rng: Philox, loss: str = ..., penalty: Any = ..., lam: float = ..., gamma: float | None = ..., loss_parameter: float = ..., iterations: int = ..., step_size: float = ..., output: str = ..., noise: str = ..., clip_norm: float = ..., relation: str = ..., public_size: int = ..., calibration: str = ..., laplace_rule: str = ..., epsilon: float | None = ..., delta: float | None = ..., noise_scale: float = ..., trace: bool = ..., record_objective: bool = ..., w0: npt.ArrayLike | None = ..., unpenalized: int = ..., noise_kind: str = ..., nonprivate_diagnostics: bool = ...) -> Any: ...
 @overload
-def pgd(X: npt.ArrayLike, y: npt.ArrayLike, rng: OsRandom, loss: str = ..., penalty: Any = ..., lam: float = ..., gamma: float | None = ..., loss_parameter: float = ..., iterations: int = ..., step_size: float = ..., output: str = ..., noise: str = ..., clip_norm: float = ..., relation: str = ..., public_size: int = ..., calibration: str = ..., laplace_rule: str = ..., epsilon: float | None = ..., delta: float | None = ..., noise_scale: float = ..., trace: bool = ..., record_objective: bool = ..., w0: npt.ArrayLike | None = ..., unpenalized: int = ..., noise_kind: str = ...) -> SolveResult: ...
+def pgd(X: npt.ArrayLike, y: npt.ArrayLike, rng: OsRandom, loss: str = ..., penalty: Any = ..., lam: float = ..., gamma: float | None = ..., loss_parameter: float = ..., iterations: int = ..., step_size: float = ..., output: str = ..., noise: str = ..., clip_norm: float = ..., relation: str = ..., public_size: int = ..., calibration: str = ..., laplace_rule: str = ..., epsilon: float | None = ..., delta: float | None = ..., noise_scale: float = ..., trace: bool = ..., record_objective: bool = ..., w0: npt.ArrayLike | None = ..., unpenalized: int = ..., noise_kind: str = ..., nonprivate_diagnostics: bool = ...) -> Any: ...
 
 class FrankWolfeCalibration:
     """Calibration of DP Frank-Wolfe."""
@@ -216,24 +225,28 @@ def objective_perturbation_calibrate(n: int, regularization: float = ..., row_no
     """lambda', eps_J, (eps_1, delta_1), the sigma of b and of the output release of dpx.solvers.objective_perturbation with these options for n rows."""
 
 @overload
-def frank_wolfe(X: npt.ArrayLike, y: npt.ArrayLike, rng: Philox, iterations: int = ..., radius: float = ..., private_selection: bool = ..., clip_norm: float = ..., coordinate_bound: float = ..., relation: str = ..., public_size: int = ..., calibration: str = ..., epsilon: float | None = ..., delta: float | None = ..., step_epsilon: float = ..., loss: str = ..., loss_parameter: float = ..., trace: bool = ..., record_objective: bool = ..., x0: npt.ArrayLike | None = ..., noise_kind: str = ...) -> SolveResult: ...
+def frank_wolfe(X: npt.ArrayLike, y: npt.ArrayLike, rng: Philox, iterations: int = ..., radius: float = ..., private_selection: bool = ..., clip_norm: float = ..., coordinate_bound: float = ..., relation: str = ..., public_size: int = ..., calibration: str = ..., epsilon: float | None = ..., delta: float | None = ..., step_epsilon: float = ..., loss: str = ..., loss_parameter: float = ..., trace: bool = ..., record_objective: bool = ..., x0: npt.ArrayLike | None = ..., noise_kind: str = ..., nonprivate_diagnostics: bool = ...) -> Any: ...
 @overload
-def frank_wolfe(X: npt.ArrayLike, y: npt.ArrayLike, rng: OsRandom, iterations: int = ..., radius: float = ..., private_selection: bool = ..., clip_norm: float = ..., coordinate_bound: float = ..., relation: str = ..., public_size: int = ..., calibration: str = ..., epsilon: float | None = ..., delta: float | None = ..., step_epsilon: float = ..., loss: str = ..., loss_parameter: float = ..., trace: bool = ..., record_objective: bool = ..., x0: npt.ArrayLike | None = ..., noise_kind: str = ...) -> SolveResult: ...
+def frank_wolfe(X: npt.ArrayLike, y: npt.ArrayLike, rng: OsRandom, iterations: int = ..., radius: float = ..., private_selection: bool = ..., clip_norm: float = ..., coordinate_bound: float = ..., relation: str = ..., public_size: int = ..., calibration: str = ..., epsilon: float | None = ..., delta: float | None = ..., step_epsilon: float = ..., loss: str = ..., loss_parameter: float = ..., trace: bool = ..., record_objective: bool = ..., x0: npt.ArrayLike | None = ..., noise_kind: str = ..., nonprivate_diagnostics: bool = ...) -> Any: ...
 
 @overload
-def output_perturbation(X: npt.ArrayLike, y: npt.ArrayLike, rng: Philox, regularization: float = ..., clip_norm: float = ..., relation: str = ..., public_size: int = ..., calibration: str = ..., epsilon: float | None = ..., delta: float | None = ..., noise_scale: float = ..., relative_tolerance: float = ..., max_iterations: int = ..., smoothness_guess: float = ..., loss: str = ..., loss_parameter: float = ..., noise_kind: str = ...) -> SolveResult: ...
+def output_perturbation(X: npt.ArrayLike, y: npt.ArrayLike, rng: Philox, regularization: float = ..., clip_norm: float = ..., relation: str = ..., public_size: int = ..., calibration: str = ..., epsilon: float | None = ..., delta: float | None = ..., noise_scale: float = ..., relative_tolerance: float = ..., max_iterations: int = ..., smoothness_guess: float = ..., loss: str = ..., loss_parameter: float = ..., noise_kind: str = ..., nonprivate_diagnostics: bool = ...) -> Any: ...
 @overload
-def output_perturbation(X: npt.ArrayLike, y: npt.ArrayLike, rng: OsRandom, regularization: float = ..., clip_norm: float = ..., relation: str = ..., public_size: int = ..., calibration: str = ..., epsilon: float | None = ..., delta: float | None = ..., noise_scale: float = ..., relative_tolerance: float = ..., max_iterations: int = ..., smoothness_guess: float = ..., loss: str = ..., loss_parameter: float = ..., noise_kind: str = ...) -> SolveResult: ...
+def output_perturbation(X: npt.ArrayLike, y: npt.ArrayLike, rng: OsRandom, regularization: float = ..., clip_norm: float = ..., relation: str = ..., public_size: int = ..., calibration: str = ..., epsilon: float | None = ..., delta: float | None = ..., noise_scale: float = ..., relative_tolerance: float = ..., max_iterations: int = ..., smoothness_guess: float = ..., loss: str = ..., loss_parameter: float = ..., noise_kind: str = ..., nonprivate_diagnostics: bool = ...) -> Any: ...
 
 @overload
-def objective_perturbation(X: npt.ArrayLike, y: npt.ArrayLike, rng: Philox, regularization: float = ..., row_norm_bound: float = ..., relation: str = ..., public_size: int = ..., epsilon: float = ..., delta: float = ..., approx_fraction: float = ..., relative_tolerance: float = ..., max_iterations: int = ..., smoothness_guess: float = ..., loss: str = ..., loss_parameter: float = ..., noise_kind: str = ...) -> SolveResult: ...
+def objective_perturbation(X: npt.ArrayLike, y: npt.ArrayLike, rng: Philox, regularization: float = ..., row_norm_bound: float = ..., relation: str = ..., public_size: int = ..., epsilon: float = ..., delta: float = ..., approx_fraction: float = ..., relative_tolerance: float = ..., max_iterations: int = ..., smoothness_guess: float = ..., loss: str = ..., loss_parameter: float = ..., noise_kind: str = ..., nonprivate_diagnostics: bool = ...) -> Any: ...
 @overload
-def objective_perturbation(X: npt.ArrayLike, y: npt.ArrayLike, rng: OsRandom, regularization: float = ..., row_norm_bound: float = ..., relation: str = ..., public_size: int = ..., epsilon: float = ..., delta: float = ..., approx_fraction: float = ..., relative_tolerance: float = ..., max_iterations: int = ..., smoothness_guess: float = ..., loss: str = ..., loss_parameter: float = ..., noise_kind: str = ...) -> SolveResult: ...
+def objective_perturbation(X: npt.ArrayLike, y: npt.ArrayLike, rng: OsRandom, regularization: float = ..., row_norm_bound: float = ..., relation: str = ..., public_size: int = ..., epsilon: float = ..., delta: float = ..., approx_fraction: float = ..., relative_tolerance: float = ..., max_iterations: int = ..., smoothness_guess: float = ..., loss: str = ..., loss_parameter: float = ..., noise_kind: str = ..., nonprivate_diagnostics: bool = ...) -> Any: ...
 
 class OnlineKernelRegression:
     """Online kernel regression (Nie & Wang 2017; docs/theory/online-kernel.md):
 f_{t+1} = f_t - eta_t [(f_t(x_t) - y_t) K_{x_t} + lambda_t f_t], eta_t = (t + t0)^-theta,
 lambda_t = (t + t0)^-(1 - theta), responses clamped to [-M, M] (M = output_bound).
+kernel="linear" / "polynomial": kappa comes from the public input_bound B, so training inputs
+with ||x|| > B are projected onto the ball ||x|| <= B (no row is refused or counted) and
+predict_private refuses (ValueError) a query point with ||x|| > B; release_function accepts any
+points. kernel="gaussian" has kappa = 1 everywhere and uses no input bound.
 
 privacy="per_query": predict_private(x) = f_t(x) + Lap(C_t / epsilon) (one answer is
 epsilon-DP under replace-one; every answer is a new event). privacy="function_release":
@@ -242,14 +255,21 @@ release_function(points) = f_t + c D_t Z at the points, Z a Gaussian process wit
 points (epsilon <= 1). privacy="none": predict only. noise_kind="float_safe" (default: the
 float-safe Laplace release, PureDpEvent; function_release: the whitened values by the float-safe
 Gaussian, ZCdpEvent) or "research_grade" (the paper's double-precision noise, LaplaceDpEvent /
-GaussianDpEvent); docs/solvers.md, "Noise kind"."""
-    def __init__(self, input_dim: int, kernel: str = ..., bandwidth: float = ..., degree: int = ..., offset: float = ..., theta: float = ..., t0: float = ..., output_bound: float = ..., input_bound: float = ..., privacy: str = ..., epsilon: float = ..., delta: float = ..., noise_kind: str = ...) -> None: ...
+GaussianDpEvent); docs/solvers.md, "Noise kind".
+
+predict, coefficients and centres read the training data without noise (NOT private): for a
+private learner (per_query, function_release) they raise ValueError unless it was constructed
+with nonprivate_diagnostics=True (docs/cli.md, "Output contract")."""
+    def __init__(self, input_dim: int, kernel: str = ..., bandwidth: float = ..., degree: int = ..., offset: float = ..., theta: float = ..., t0: float = ..., output_bound: float = ..., input_bound: float = ..., privacy: str = ..., epsilon: float = ..., delta: float = ..., noise_kind: str = ..., nonprivate_diagnostics: bool = ...) -> None: ...
+    @property
+    def nonprivate_diagnostics(self) -> bool:
+        """Whether predict, coefficients and centres can be read (nonprivate_diagnostics=True, or privacy="none")."""
     def update(self, x: npt.ArrayLike, y: float) -> None:
         """One step with the example (x, y)."""
     def fit(self, X: npt.ArrayLike, y: npt.ArrayLike) -> None:
         """update() on every row of X in order (GIL released)."""
     def predict(self, x: npt.ArrayLike) -> Any:
-        """f_t(x) (NOT private): a float for one point, an array for an (m, input_dim) array."""
+        """f_t(x) (NOT private; ValueError unless nonprivate_diagnostics=True or privacy="none"): a float for one point, an array for an (m, input_dim) array."""
     @overload
     def predict_private(self, x: npt.ArrayLike, rng: Philox) -> float: ...
     @overload
@@ -282,10 +302,10 @@ GaussianDpEvent); docs/solvers.md, "Noise kind"."""
         """c = sqrt(2 log(2 / delta)) / epsilon of function_release."""
     @property
     def coefficients(self) -> npt.NDArray[numpy.float64]:
-        """Effective coefficients c_i of f_t = sum_i c_i K(x_i, .)."""
+        """Effective coefficients c_i of f_t = sum_i c_i K(x_i, .) (NOT private; ValueError unless nonprivate_diagnostics=True or privacy="none")."""
     @property
     def centres(self) -> npt.NDArray[numpy.float64]:
-        """Centres x_i as a (t, input_dim) array."""
+        """Centres x_i (the training inputs, projected onto the input ball) as a (t, input_dim) array (NOT private; ValueError unless nonprivate_diagnostics=True or privacy="none")."""
     @property
     def privacy_events(self) -> list:
         """Releases made so far as (event, count) pairs (as SolveResult.privacy_events)."""

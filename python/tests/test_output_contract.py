@@ -302,3 +302,99 @@ def test_stable_histogram_withholds_the_occupied_count():
     assert (a.occupied, b.occupied) == (5, 6)  # positive control: the exact count sees the row
     keys = np.arange(5, dtype=np.int64).repeat(300)
     assert h.release_bins(keys, dpx.Philox(2)).occupied is None
+
+
+# ---- OnlineKernelRegression -------------------------------------------------------------------
+
+OKR = "OnlineKernelRegression"
+OKR_INPUTS = {"update", "fit"}  # take the training stream, return nothing
+OKR_CASES = {
+    "per_query": dict(kernel="linear", privacy="per_query", epsilon=0.5),
+    "function_release": dict(kernel="gaussian", privacy="function_release", epsilon=0.5,
+                             delta=1e-5),
+}
+
+
+@pytest.fixture(scope="module")
+def okr_streams():
+    rng = np.random.default_rng(11)
+    X = rng.uniform(-0.7, 0.7, size=(100, 2))
+    y = np.clip(X @ np.array([0.6, -0.3]) + 0.1 * rng.normal(size=100), -1, 1)
+    Xr, yr = X.copy(), y.copy()
+    Xr[97], yr[97] = [-0.6, 0.6], 1.0  # replace one example (late: f_t still remembers it)
+    return (X, y), (Xr, yr)
+
+
+def okr_outputs(model):
+    """Every classified output of the learner: attributes read, methods called on public
+    arguments (the releases first, with one seed, so privacy_events records them). A refusal
+    is recorded as its exception type and message."""
+    q = np.array([0.2, -0.1])
+    points = np.array([[0.2, -0.1], [-0.3, 0.4], [0.5, 0.0]])
+    calls = {"predict_private": lambda: model.predict_private(q, dpx.Philox(9)),
+             "release_function": lambda: model.release_function(points, dpx.Philox(9)),
+             "predict": lambda: model.predict(points),
+             "eta": lambda: model.eta(7), "lam": lambda: model.lam(7)}
+    out = {}
+    for name in ["predict_private", "release_function"] + sorted(contract(OKR)):
+        if name in out:
+            continue
+        try:
+            out[name] = calls[name]() if name in calls else getattr(model, name)
+        except ValueError as e:
+            out[name] = ("raises", type(e).__name__, str(e))
+    return out
+
+
+def okr_fit(case, stream, **kw):
+    model = S.OnlineKernelRegression(2, **OKR_CASES[case], **kw)
+    model.fit(*stream)
+    return model
+
+
+@pytest.mark.parametrize("case", sorted(OKR_CASES))
+def test_online_kernel_outputs_outside_the_release_agree_on_neighbours(okr_streams, case):
+    m1, m2 = (okr_fit(case, s) for s in okr_streams)
+    public = {n for n in dir(m1) if not n.startswith("_")} - OKR_INPUTS
+    assert sorted(public) == sorted(contract(OKR)), "every output is classified (and only those)"
+    o1, o2 = okr_outputs(m1), okr_outputs(m2)
+    table = contract(OKR)
+    differs = [n for n, kind in table.items() if kind != "release" and not same(o1[n], o2[n])]
+    assert differs == []
+    # Power: the same noise on the neighbouring stream gives another release.
+    release = "predict_private" if case == "per_query" else "release_function"
+    assert not same(o1[release], o2[release])
+    assert o1["privacy_events"] and m1.nonprivate_diagnostics is False
+    for name, kind in table.items():
+        if kind == "non-private diagnostic":
+            assert o1[name][0] == "raises", name
+            assert "without noise" in o1[name][2] and "nonprivate_diagnostics=True" in o1[name][2]
+    text = repr(m1)
+    assert "withheld" in text and "centres" in text, text
+
+
+@pytest.mark.parametrize("case", sorted(OKR_CASES))
+def test_online_kernel_diagnostics_only_on_request_and_labelled(okr_streams, case):
+    m1, m2 = (okr_fit(case, s, nonprivate_diagnostics=True) for s in okr_streams)
+    o1, o2 = okr_outputs(m1), okr_outputs(m2)
+    table = contract(OKR)
+    differs = sorted(n for n, kind in table.items() if not same(o1[n], o2[n]))
+    # Positive control: every diagnostic sees the replaced example (the centres hold it).
+    diagnostics = sorted(n for n, k in table.items() if k == "non-private diagnostic")
+    assert [n for n in differs if table[n] != "release"] == diagnostics
+    assert not same(o1["centres"][97], o2["centres"][97])
+    assert m1.nonprivate_diagnostics is True
+    assert "NOT private diagnostics" in repr(m1)
+    # The releases are the same with or without the opt-in (same seed).
+    o0 = okr_outputs(okr_fit(case, okr_streams[0]))
+    for n, kind in table.items():
+        if kind == "release":
+            assert same(o0[n], o1[n]), n
+
+
+def test_online_kernel_without_privacy_keeps_its_diagnostics(okr_streams):
+    m = S.OnlineKernelRegression(2, kernel="linear")
+    m.fit(*okr_streams[0])
+    assert m.nonprivate_diagnostics is True and m.centres.shape == (100, 2)
+    assert math.isfinite(m.predict(np.array([0.1, 0.1])))
+    assert "not private" in repr(m)

@@ -183,7 +183,9 @@ def test_online_kernel_linear_closed_form():
     y = np.clip(X @ np.array([0.6, -0.3]) + 0.1 * rng.normal(size=300), -1, 1)
     assert np.linalg.norm(X, axis=1).max() > 1  # some rows are projected
     Xp = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1.0)
-    k = dpx.solvers.OnlineKernelRegression(2, kernel="linear", privacy="per_query", epsilon=0.5)
+    # predict and centres are non-private diagnostics (the output contract): opted in.
+    k = dpx.solvers.OnlineKernelRegression(2, kernel="linear", privacy="per_query", epsilon=0.5,
+                                           nonprivate_diagnostics=True)
     k.fit(X, y)
     theta, t0 = 0.75, 2 ** (1 / 0.75)
     assert k.t0 == pytest.approx(t0, rel=1e-12) and k.steps == 300

@@ -79,6 +79,14 @@ std::span<const output_surface> output_surfaces() noexcept {
                      "`variance_bisection`, `adaptive_coinpress`",
                      "replace one row",
                      "nonprivate_diagnostics=True"},
+      output_surface{"OnlineKernelRegression",
+                     "`dpx.solvers.OnlineKernelRegression` with `privacy=\"per_query\"` or "
+                     "`\"function_release\"`: its attributes and the values its methods return "
+                     "(`update` and `fit` take the training stream and return nothing; with "
+                     "`privacy=\"none\"` nothing is private and the diagnostics are always "
+                     "available)",
+                     "replace one example of the training stream, at any position",
+                     "nonprivate_diagnostics=True"},
   };
   return surfaces;
 }
@@ -368,6 +376,65 @@ std::span<const output_field> output_contract() noexcept {
                    release,
                    "the private steps; CoinPress computes their epsilons from the released "
                    "windows (equal to the budget up to rounding: a function of the release)"},
+      // ---- OnlineKernelRegression (Python) ----
+      output_field{"OnlineKernelRegression",
+                   "predict_private",
+                   release,
+                   "per_query: f_t(x) + Laplace noise at one query point (each answer an event)"},
+      output_field{"OnlineKernelRegression",
+                   "release_function",
+                   release,
+                   "function_release: f_t plus a Gaussian-process sample path at the points"},
+      output_field{"OnlineKernelRegression",
+                   "privacy_events",
+                   public_input,
+                   "the releases made: their count is the caller's, their calibration is C_t or "
+                   "D_t and the budget"},
+      output_field{"OnlineKernelRegression",
+                   "steps",
+                   public_input,
+                   "examples seen, t (the stream's length: fixed under replace-one)"},
+      output_field{"OnlineKernelRegression",
+                   "t0",
+                   public_input,
+                   "the schedule offset: the argument, or its smallest valid value from kappa"},
+      output_field{"OnlineKernelRegression",
+                   "kappa",
+                   public_input,
+                   "sup sqrt(K(x, x)), from the kernel and the public input_bound"},
+      output_field{"OnlineKernelRegression", "eta", public_input, "eta_t, from theta and t0"},
+      output_field{"OnlineKernelRegression", "lam", public_input, "lambda_t, from theta and t0"},
+      output_field{"OnlineKernelRegression",
+                   "sup_sensitivity",
+                   public_input,
+                   "C_t, from t, kappa, output_bound, theta, t0"},
+      output_field{"OnlineKernelRegression",
+                   "rkhs_sensitivity",
+                   public_input,
+                   "D_t, from t, kappa, output_bound, theta, t0"},
+      output_field{"OnlineKernelRegression",
+                   "function_noise_multiplier",
+                   public_input,
+                   "c, from epsilon and delta"},
+      output_field{"OnlineKernelRegression",
+                   "nonprivate_diagnostics",
+                   public_input,
+                   "whether the diagnostics below can be read (the argument; True for "
+                   "privacy=\"none\")"},
+      output_field{"OnlineKernelRegression",
+                   "predict",
+                   nonprivate_diagnostic,
+                   "f_t(x) without noise (ValueError unless asked for)"},
+      output_field{"OnlineKernelRegression",
+                   "coefficients",
+                   nonprivate_diagnostic,
+                   "the coefficients of f_t, computed from the responses (ValueError unless asked "
+                   "for)"},
+      output_field{"OnlineKernelRegression",
+                   "centres",
+                   nonprivate_diagnostic,
+                   "the training inputs themselves, projected onto the input ball (ValueError "
+                   "unless asked for)"},
   };
   return fields;
 }

@@ -33,7 +33,11 @@
 ///
 /// WHAT IS RELEASED: per_query, each answered value (nothing else leaves the object through a
 /// private call); function_release, the m values at the requested points. predict(),
-/// coefficients() and centres() are NOT private (they read the data).
+/// coefficients() and centres() are NOT private: they read the training data without noise
+/// (centres() holds the projected training inputs themselves). A C++ library type exposes its
+/// state; a surface that outputs them must treat them as non-private diagnostics (the output
+/// contract, dpx/core/output_contract.hpp, surface OnlineKernelRegression: the Python binding
+/// refuses them unless the learner was built with nonprivate_diagnostics=True).
 ///
 /// FLOAT SAFETY: online_kernel_options::noise_kind (mechanisms::noise_kind) is float_safe by
 /// default (docs/mechanisms.md, "Float safety"; docs/solvers.md, "Noise kind"):
@@ -122,7 +126,7 @@ class online_kernel_regression {
   /// One step with example (x, y) (x of size p, finite; linear / polynomial kernels: x
   /// projected onto ||x|| <= input_bound; y clamped to [-M, M]).
   void update(std::span<const double> x, double y);
-  /// f_t(x), nonprivate, O(t).
+  /// f_t(x), NOT private (no noise), O(t).
   double predict(std::span<const double> x) const;
   /// per_query: f_t(x) + Lap(C_t / epsilon) (float_safe: float_safe_laplace's grid release,
   /// appends a pure_dp_event; research_grade: appends a laplace_event). Throws unless
@@ -194,9 +198,9 @@ class online_kernel_regression {
   double rkhs_sensitivity() const noexcept;
   /// c = sqrt(2 log(2/delta)) / epsilon of function_release.
   double function_noise_multiplier() const noexcept;
-  /// Effective coefficients s * a_i of f_t = sum_i coef_i K(x_i, .).
+  /// Effective coefficients s * a_i of f_t = sum_i coef_i K(x_i, .). NOT private.
   std::vector<double> coefficients() const;
-  /// Centres x_i (t x p row-major).
+  /// Centres x_i (t x p row-major): the (projected) training inputs. NOT private.
   const std::vector<double>& centres() const noexcept { return x_; }
   /// Releases made so far.
   const std::vector<core::privacy_event>& privacy_events() const noexcept { return events_; }
