@@ -177,8 +177,8 @@ metrics run(const cell_context& ctx) {
   o.output_bound = 1.0;
   o.privacy =
       std::isfinite(eps) ? solvers::kernel_privacy::per_query : solvers::kernel_privacy::none;
-  o.target.epsilon = std::isfinite(eps) ? eps : 1.0;
-  o.noise_kind = mechanisms::noise_kind::research_grade;  // the paper's mechanism
+  if (std::isfinite(eps)) o.target = core::epsilon_delta{eps, 1e-5};  // delta unused per query
+  o.noise_kind = mechanisms::noise_kind::research_grade;              // the paper's mechanism
   solvers::online_kernel_regression f(k, 1, o);
   auto data = ctx.stream(rng::purpose::data);
   std::vector<double> data_x(static_cast<std::size_t>(t)), data_y(data_x.size());

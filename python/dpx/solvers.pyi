@@ -252,7 +252,9 @@ privacy="per_query": predict_private(x) = f_t(x) + Lap(C_t / epsilon) (one answe
 epsilon-DP under replace-one; every answer is a new event). privacy="function_release":
 release_function(points) = f_t + c D_t Z at the points, Z a Gaussian process with covariance K
 (Hall, Rinaldo & Wasserman 2013), (epsilon, delta)-DP for the function on any finite set of
-points (epsilon <= 1). privacy="none": predict only. noise_kind="float_safe" (default: the
+points (epsilon <= 1). privacy="none": predict only (nonprivate; epsilon or delta with it
+raise ValueError naming privacy: a target is refused, not ignored). epsilon (and, for
+function_release, delta) are required by the private modes (default None). noise_kind="float_safe" (default: the
 float-safe Laplace release, PureDpEvent; function_release: the whitened values by the float-safe
 Gaussian, ZCdpEvent) or "research_grade" (the paper's double-precision noise, LaplaceDpEvent /
 GaussianDpEvent); docs/solvers.md, "Noise kind".
@@ -260,7 +262,7 @@ GaussianDpEvent); docs/solvers.md, "Noise kind".
 predict, coefficients and centres read the training data without noise (NOT private): for a
 private learner (per_query, function_release) they raise ValueError unless it was constructed
 with nonprivate_diagnostics=True (docs/cli.md, "Output contract")."""
-    def __init__(self, input_dim: int, kernel: str = ..., bandwidth: float = ..., degree: int = ..., offset: float = ..., theta: float = ..., t0: float = ..., output_bound: float = ..., input_bound: float = ..., privacy: str = ..., epsilon: float = ..., delta: float = ..., noise_kind: str = ..., nonprivate_diagnostics: bool = ...) -> None: ...
+    def __init__(self, input_dim: int, kernel: str = ..., bandwidth: float = ..., degree: int = ..., offset: float = ..., theta: float = ..., t0: float = ..., output_bound: float = ..., input_bound: float = ..., privacy: str = ..., epsilon: float | None = ..., delta: float | None = ..., noise_kind: str = ..., nonprivate_diagnostics: bool = ...) -> None: ...
     @property
     def nonprivate_diagnostics(self) -> bool:
         """Whether predict, coefficients and centres can be read (nonprivate_diagnostics=True, or privacy="none")."""

@@ -85,9 +85,9 @@ std::string okr_repr(okr& r) {
   std::string s = std::string(surface) + "(input_dim=" + std::to_string(r.dim) + ", kernel='" +
                   sol::to_string(r.kernel.kind) + "', privacy='" + sol::to_string(privacy) + "'";
   if (privacy != sol::kernel_privacy::none)
-    s += ", epsilon=" + core::format_double(r.options.target.epsilon);
+    s += ", epsilon=" + core::format_double(r.options.target->epsilon);
   if (privacy == sol::kernel_privacy::function_release)
-    s += ", delta=" + core::format_double(r.options.target.delta);
+    s += ", delta=" + core::format_double(r.options.target->delta);
   s += ", steps=" + std::to_string(steps);
   if (privacy == sol::kernel_privacy::none)
     return s + "; not private (privacy='none'): " + diagnostic_names() + " read the training data)";
@@ -131,7 +131,9 @@ privacy="per_query": predict_private(x) = f_t(x) + Lap(C_t / epsilon) (one answe
 epsilon-DP under replace-one; every answer is a new event). privacy="function_release":
 release_function(points) = f_t + c D_t Z at the points, Z a Gaussian process with covariance K
 (Hall, Rinaldo & Wasserman 2013), (epsilon, delta)-DP for the function on any finite set of
-points (epsilon <= 1). privacy="none": predict only. noise_kind="float_safe" (default: the
+points (epsilon <= 1). privacy="none": predict only (nonprivate; epsilon or delta with it
+raise ValueError naming privacy: a target is refused, not ignored). epsilon (and, for
+function_release, delta) are required by the private modes (default None). noise_kind="float_safe" (default: the
 float-safe Laplace release, PureDpEvent; function_release: the whitened values by the float-safe
 Gaussian, ZCdpEvent) or "research_grade" (the paper's double-precision noise, LaplaceDpEvent /
 GaussianDpEvent); docs/solvers.md, "Noise kind".
@@ -149,8 +151,8 @@ with nonprivate_diagnostics=True (docs/cli.md, "Output contract").)doc");
                     double output_bound,
                     double input_bound,
                     const std::string& privacy,
-                    double epsilon,
-                    double delta,
+                    std::optional<double> epsilon,
+                    std::optional<double> delta,
                     const std::string& noise_kind,
                     bool nonprivate_diagnostics) {
           sol::kernel k;
@@ -164,8 +166,7 @@ with nonprivate_diagnostics=True (docs/cli.md, "Output contract").)doc");
           o.output_bound = output_bound;
           o.input_bound = input_bound;
           o.privacy = sol::parse_kernel_privacy(privacy);
-          o.target.epsilon = epsilon;
-          o.target.delta = delta;
+          o.target = target_argument("solvers::online_kernel_options", epsilon, delta);
           o.noise_kind = mechanisms::parse_noise_kind(noise_kind);
           return std::make_unique<okr>(k, input_dim, o, nonprivate_diagnostics);
         }),
@@ -179,8 +180,8 @@ with nonprivate_diagnostics=True (docs/cli.md, "Output contract").)doc");
         py::arg("output_bound") = okr_defaults.output_bound,
         py::arg("input_bound") = okr_defaults.input_bound,
         py::arg("privacy") = sol::to_string(okr_defaults.privacy),
-        py::arg("epsilon") = okr_defaults.target.epsilon,
-        py::arg("delta") = okr_defaults.target.delta,
+        py::arg("epsilon") = py::none(),
+        py::arg("delta") = py::none(),
         py::arg("noise_kind") = "float_safe",
         py::arg("nonprivate_diagnostics") = false);
   c.def("__repr__", &okr_repr);

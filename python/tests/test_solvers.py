@@ -300,4 +300,13 @@ def test_new_solvers_bad_input(regression):
         dpx.solvers.Penalty.mcp(0.1, 0.5)
     with pytest.raises(ValueError):
         dpx.solvers.OnlineKernelRegression(2, theta=1.5)
+    # A privacy target is refused where it would be ignored (privacy="none" adds no noise) and
+    # required by the private modes.
+    with pytest.raises(dpx.ValidationError, match="privacy") as e:
+        dpx.solvers.OnlineKernelRegression(2, epsilon=0.5)
+    assert e.value.parameter == "privacy"
+    with pytest.raises(dpx.ValidationError, match="epsilon"):
+        dpx.solvers.OnlineKernelRegression(2, privacy="per_query")
+    with pytest.raises(dpx.ValidationError, match="delta"):
+        dpx.solvers.OnlineKernelRegression(2, privacy="function_release", epsilon=0.5)
 

@@ -82,8 +82,7 @@ dpx::solvers::pgd_options options(dpx::solvers::pgd_noise noise, double clip, st
   o.step_size = 0.1;
   o.clip_norm = clip;
   o.relation = dpx::core::neighbouring::replace_one;
-  o.target.epsilon = 1.0;
-  o.target.delta = delta;
+  o.target = dpx::core::epsilon_delta{1.0, delta};
   if (noise == dpx::solvers::pgd_noise::gaussian) {
     o.calibration = dpx::solvers::noise_calibration::tight;
   } else {

@@ -47,7 +47,7 @@ online_kernel_regression trained(kernel_privacy privacy,
                                  int steps = 40) {
   online_kernel_options o;
   o.privacy = privacy;
-  o.target = {eps, 1e-5};
+  o.target = core::epsilon_delta{eps, 1e-5};
   if (kind != o.noise_kind) o.noise_kind = kind;
   online_kernel_regression f(kernel{kernel_kind::gaussian, kBandwidth}, 1, o);
   for (int i = 0; i < steps; ++i) {

@@ -104,7 +104,7 @@ TEST(OnlineKernel, PrivateReleasesEmitEvents) {
   online_kernel_options o;
   o.noise_kind = mechanisms::noise_kind::research_grade;  // the default: online_kernel_noise_test
   o.privacy = kernel_privacy::per_query;
-  o.target.epsilon = 0.5;
+  o.target = core::epsilon_delta{0.5, 0.0};  // per_query spends no delta
   online_kernel_regression f(kernel{}, 1, o);
   auto g = rng::stream(2, 0, 0, rng::purpose::noise);
   const std::vector<double> x{0.1};
@@ -118,7 +118,7 @@ TEST(OnlineKernel, PrivateReleasesEmitEvents) {
   EXPECT_THROW(f.release_function(pts, g), core::invalid_argument_error);
 
   o.privacy = kernel_privacy::function_release;
-  o.target.delta = 1e-5;
+  o.target->delta = 1e-5;
   online_kernel_regression h(kernel{}, 1, o);
   h.update(x, 0.4);
   const auto v = h.release_function(pts, g);
@@ -132,6 +132,8 @@ TEST(OnlineKernel, PrivateReleasesEmitEvents) {
 TEST(OnlineKernel, InputBoundProjectsTrainingPointsAndRefusesOutsideQueries) {
   online_kernel_options o;
   o.privacy = kernel_privacy::per_query;
+  o.target = core::epsilon_delta{
+      1.0, 1e-5};  // per_query spends epsilon only (function_release below: both)
   o.input_bound = 2.0;
   const kernel poly{kernel_kind::polynomial, 1.0, 2, 1.0};
   for (const kernel& k : {kernel{kernel_kind::linear}, poly}) {
@@ -199,17 +201,24 @@ TEST(OnlineKernelOptions, BadFieldsNamed) {
   check(o, kernel{}, "output_bound");
   o = {};
   o.privacy = kernel_privacy::function_release;
-  o.target.delta = 2;
+  o.target = core::epsilon_delta{1.0, 2.0};
   check(o, kernel{}, "delta");
+  // A private mode needs a target; privacy none refuses one (it would be silently ignored).
+  o = {};
+  o.privacy = kernel_privacy::per_query;
+  check(o, kernel{}, "epsilon");
+  o = {};
+  o.target = core::epsilon_delta{1.0, 1e-5};
+  check(o, kernel{}, "privacy");
   // function_release uses HRW's classical constant sqrt(2 log(2/delta))/epsilon: epsilon <= 1.
   o = {};
   o.privacy = kernel_privacy::function_release;
-  o.target.epsilon = 1.5;
+  o.target = core::epsilon_delta{1.5, 1e-5};
   check(o, kernel{}, "epsilon");
-  o.target.epsilon = 1.0;  // the boundary is allowed
+  o.target->epsilon = 1.0;  // the boundary is allowed
   EXPECT_NO_THROW(online_kernel_regression(kernel{}, 1, o));
   o.privacy = kernel_privacy::per_query;  // per-query Laplace has no such restriction
-  o.target.epsilon = 5.0;
+  o.target->epsilon = 5.0;
   EXPECT_NO_THROW(online_kernel_regression(kernel{}, 1, o));
   check({}, kernel{kernel_kind::gaussian, -1.0}, "bandwidth");
 }

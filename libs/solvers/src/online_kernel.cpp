@@ -4,6 +4,7 @@
 
 #include "dpx/core/error.hpp"
 #include "dpx/prox/prox.hpp"
+#include "dpx/solvers/common.hpp"
 
 namespace dpx::solvers {
 
@@ -84,15 +85,18 @@ void online_kernel_options::validate() const {
   core::check_nonnegative(fn, "t0", t0);
   core::check_positive(fn, "output_bound", output_bound);
   core::check_positive(fn, "input_bound", input_bound);
-  if (privacy != kernel_privacy::none) core::check_positive(fn, "epsilon", target.epsilon);
+  if (privacy == kernel_privacy::none)
+    detail::refuse_target(fn, target, "privacy", "none", "adds no noise (NOT private)");
+  if (privacy == kernel_privacy::per_query)
+    detail::require_target(fn, target, "per_query", /*needs_delta=*/false);
   if (privacy == kernel_privacy::function_release) {
-    core::check_open_interval(fn, "delta", target.delta, 0.0, 1.0);
+    const auto& t = detail::require_target(fn, target, "function_release");
     // HRW 2013 (Prop. 3 / Cor. 9) calibrate with the classical Gaussian constant
     // sqrt(2 log(2/delta)) / epsilon, whose proof needs epsilon <= 1.
-    if (!(target.epsilon <= 1.0))
+    if (!(t.epsilon <= 1.0))
       core::throw_invalid(fn,
                           "epsilon",
-                          target.epsilon,
+                          t.epsilon,
                           "must be <= 1 for function_release (the classical Gaussian constant "
                           "sqrt(2 log(2/delta))/epsilon of Hall, Rinaldo & Wasserman needs it)");
   }
@@ -188,7 +192,7 @@ double online_kernel_regression::rkhs_sensitivity() const noexcept {
 }
 
 double online_kernel_regression::function_noise_multiplier() const noexcept {
-  return std::sqrt(2.0 * std::log(2.0 / o_.target.delta)) / o_.target.epsilon;
+  return std::sqrt(2.0 * std::log(2.0 / o_.target->delta)) / o_.target->epsilon;
 }
 
 std::vector<double> online_kernel_regression::coefficients() const {

@@ -61,6 +61,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
@@ -109,9 +110,10 @@ struct online_kernel_options {
   double output_bound = 1.0;  ///< M > 0 (responses clamped to [-M, M])
   double input_bound = 1.0;   ///< public bound on ||x|| (polynomial / linear kappa), > 0
   kernel_privacy privacy = kernel_privacy::none;
-  /// (epsilon, delta) target: epsilon > 0 (per_query; in (0, 1] for function_release: HRW's
-  /// constant), delta in (0, 1) (function_release; unused by per_query).
-  core::epsilon_delta target{1.0, 1e-5};
+  /// (epsilon, delta) target, required by per_query (epsilon > 0; delta unused) and
+  /// function_release (epsilon in (0, 1]: HRW's constant; delta in (0, 1)); refused with privacy
+  /// none, which adds no noise (a target there would be silently ignored).
+  std::optional<core::epsilon_delta> target;
   /// float_safe (default: exact discrete noise, see the file comment) or research_grade.
   mechanisms::noise_kind noise_kind = mechanisms::noise_kind::float_safe;
   void validate() const;
@@ -141,11 +143,11 @@ class online_kernel_regression {
     const double v = predict(x);
     if (c == 0) return v;  // f_0 = 0 does not depend on the data
     if (o_.noise_kind == mechanisms::noise_kind::float_safe) {
-      const auto fs = mechanisms::float_safe_laplace::calibrate(o_.target.epsilon, c);
+      const auto fs = mechanisms::float_safe_laplace::calibrate(o_.target->epsilon, c);
       events_.push_back(fs.event());
       return fs.release(v, g);
     }
-    const auto lap = mechanisms::laplace::calibrate(o_.target.epsilon, c);
+    const auto lap = mechanisms::laplace::calibrate(o_.target->epsilon, c);
     events_.push_back(lap.event());
     return v + lap.sample(g);
   }
