@@ -145,7 +145,10 @@ frequencies, threshold 2 ln(2/delta)/(epsilon n) + 1/n; NOT float-safe: ask for 
         "width].");
     sh.def(
         "release_bins",
-        [](const mech::stable_histogram& h, const i64_in& keys, Gen& g, bool nonprivate_diagnostics) {
+        [](const mech::stable_histogram& h,
+           const i64_in& keys,
+           Gen& g,
+           bool nonprivate_diagnostics) {
           const std::span<const std::int64_t> s(keys.data(), static_cast<std::size_t>(keys.size()));
           return under_contract(
               with_engine(g, s.size(), [&](auto& e) { return h.release_bins(s, e); }),
