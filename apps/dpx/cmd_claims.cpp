@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "command.hpp"
 #include "dpx/harness/claims.hpp"
@@ -19,6 +21,8 @@ struct claims_options {
   std::string ledger;
   std::string out;
   std::string label;
+  std::string tests;
+  std::string mutants;
   bool json = false;
   bool markdown = false;
   bool lint = false;
@@ -45,7 +49,15 @@ const bool registered = dpx::cli::register_command(
       sub.add_flag("--lint",
                    o->lint,
                    "Only check the ledger against the presets (unknown claim ids, claims with "
-                   "neither a check nor a reason); exit 1 listing the problems");
+                   "neither a gated check nor a status, ...); exit 1 listing the problems");
+      sub.add_option("--tests",
+                     o->tests,
+                     "With --lint: the tests directory; every test a checked_by_test claim "
+                     "names must be defined there");
+      sub.add_option("--mutants",
+                     o->mutants,
+                     "With --lint: the mutation catalogue; every checked_by_test claim must be "
+                     "named by one of its mutants");
       return [o]() -> int {
         namespace fs = std::filesystem;
         if (o->json && o->markdown) {
@@ -56,8 +68,18 @@ const bool registered = dpx::cli::register_command(
         const fs::path ledger_path = o->ledger.empty() ? dir / "claims.toml" : fs::path(o->ledger);
         const auto ledger = dpx::harness::load_claims(ledger_path);
         const auto checks = dpx::harness::find_claim_checks(dir);
-        const auto problems = dpx::harness::ledger_problems(ledger, checks);
+        auto problems = dpx::harness::ledger_problems(ledger, checks);
         if (o->lint) {
+          if ((!o->tests.empty() || !o->mutants.empty()) && o->tests.empty())
+            throw std::invalid_argument("--mutants needs --tests");
+          if (!o->tests.empty()) {
+            const auto more = dpx::harness::test_problems(
+                ledger,
+                dpx::harness::find_test_names(o->tests),
+                o->mutants.empty() ? std::vector<std::string>{}
+                                   : dpx::harness::find_mutant_claims(o->mutants));
+            problems.insert(problems.end(), more.begin(), more.end());
+          }
           for (const auto& p : problems) std::cerr << "dpx claims: " << p << "\n";
           if (problems.empty()) {
             std::cout << "ledger ok: " << ledger.claims.size() << " claims, " << checks.size()
