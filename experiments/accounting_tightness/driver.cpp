@@ -15,8 +15,8 @@
 // Metrics: epsilon (account: computed; calibrate: the target), noise_multiplier (account: the
 // input; calibrate: the calibrated value), noise_multiplier_istdp, noise_reduction and
 // istdp_valid (1 if ISTDP's eps_k < 1, the range where its classical Gaussian bound holds) —
-// NaN where not applicable. Against the exact composed Gaussian (experiments/pgd_theory,
-// gaussian_composition.hpp: Balle & Wang 2018 Thm. 8 with mu = sqrt(T)/sigma, computed from the
+// NaN where not applicable. Against the exact composed Gaussian (experiments/pgd_theory:
+// gdp_epsilon, gaussian_sigma; Balle & Wang 2018 Thm. 8 with mu = sqrt(T)/sigma, computed from the
 // cell's inputs without dpx::accounting): epsilon_over_exact (account, gaussian: the method's
 // epsilon over the exact one; every accountant must report an upper bound, >= 1),
 // noise_over_exact and istdp_over_exact (calibrate: the method's and ISTDP's noise multiplier
@@ -32,7 +32,7 @@
 #include "dpx/accounting/seeds.hpp"
 #include "dpx/core/error.hpp"
 #include "dpx/harness/driver.hpp"
-#include "gaussian_composition.hpp"
+#include "pgd_theory.hpp"
 
 namespace dpx::experiments::accounting_tightness {
 namespace {
@@ -49,9 +49,8 @@ metrics run(const cell_context& ctx) {
   const std::string mechanism = p.get_string("mechanism");
   const std::string method = p.get_string("method");
   const std::int64_t steps = p.get_int("steps");
-  const std::int64_t told = p.get_int("steps_accounted") > 0
-                                ? std::min(p.get_int("steps_accounted"), steps)
-                                : steps;
+  const std::int64_t told =
+      p.get_int("steps_accounted") > 0 ? std::min(p.get_int("steps_accounted"), steps) : steps;
   const double noise = p.get_double("noise");
   const double q = p.get_double("sampling_rate");
   const double delta = p.get_double("delta");
@@ -71,7 +70,7 @@ metrics run(const cell_context& ctx) {
     }
     const double exact =
         mechanism == "gaussian"
-            ? pgd_theory::gaussian_epsilon(std::sqrt(static_cast<double>(steps)) / noise, delta)
+            ? pgd_theory::gdp_epsilon(std::sqrt(static_cast<double>(steps)) / noise, delta)
             : nan;
     return {{"epsilon", eps},
             {"noise_multiplier", noise},
@@ -88,7 +87,7 @@ metrics run(const cell_context& ctx) {
   }
   const auto istdp = accounting::istdp_theorem_3_3(epsilon, delta, steps, 1.0);
   double s;
-  const double exact_sigma = pgd_theory::gaussian_composition_sigma(epsilon, delta, steps);
+  const double exact_sigma = pgd_theory::gaussian_sigma(epsilon, delta, steps, 1.0);
   if (method == "rdp") {
     s = accounting::calibrate_gaussian(accounting::gaussian_calibration::rdp, epsilon, delta, told);
   } else if (method == "pld" || method == "analytic") {

@@ -83,6 +83,17 @@ double gdp_mu(double epsilon, double delta) {
   return bisect_increasing([&](double mu) { return gdp_delta(mu, epsilon) - delta; }, 0.0, hi);
 }
 
+double gdp_epsilon(double mu, double delta) {
+  const char* fn = "pgd_theory::gdp_epsilon";
+  core::check_positive(fn, "mu", mu);
+  core::check_open_interval(fn, "delta", delta, 0.0, 1.0);
+  if (gdp_delta(mu, 0) <= delta) return 0;
+  double hi = 1;
+  while (gdp_delta(mu, hi) > delta) hi *= 2;
+  // delta(eps) decreases in eps: bisect the increasing function delta - delta(eps).
+  return bisect_increasing([&](double e) { return delta - gdp_delta(mu, e); }, 0.0, hi);
+}
+
 double gaussian_sigma(double epsilon, double delta, std::int64_t iterations, double sensitivity) {
   const char* fn = "pgd_theory::gaussian_sigma";
   core::check_at_least(fn, "iterations", iterations, 1);

@@ -46,6 +46,12 @@ double gdp_delta(double mu, double epsilon);
 /// The mu with gdp_delta(mu, epsilon) = delta (increasing in mu; bisection to relative 1e-15).
 double gdp_mu(double epsilon, double delta);
 
+/// The exact epsilon of mu-GDP at delta: the eps >= 0 with gdp_delta(mu, eps) = delta
+/// (decreasing in eps; 0 when gdp_delta(mu, 0) <= delta). T Gaussian releases at noise
+/// multiplier sigma (sensitivity 1) have mu = sqrt(T)/sigma: the oracle accounting_tightness
+/// holds every accountant to.
+double gdp_epsilon(double mu, double delta);
+
 /// Gaussian noisy PGD with tight accounting: T releases with Delta/sigma each compose to
 /// mu = sqrt(T) Delta / sigma -GDP exactly (Dong, Roth & Su 2022, Cor. 3.3), so the smallest
 /// sigma giving (epsilon, delta)-DP is sqrt(T) Delta / gdp_mu(epsilon, delta).

@@ -140,8 +140,8 @@ TEST_F(Claims, StatusKeysAreValidated) {
   expect_rejected(papers + c + "status = \"not_measurable\"\n", "needs 'reason'");
   expect_rejected(papers + c + "status = \"not_measurable\"\nreason = \"r\"\nrestated = \"x\"\n",
                   "'restated' is for a gated claim");
-  const auto ok = h::load_claims(write(
-      "ok.toml", papers + c + "status = \"checked_by_test\"\ntests = [\"S.T\", \"S.U\"]\n"));
+  const auto ok = h::load_claims(
+      write("ok.toml", papers + c + "status = \"checked_by_test\"\ntests = [\"S.T\", \"S.U\"]\n"));
   EXPECT_EQ(ok.claims[0].tests, (std::vector<std::string>{"S.T", "S.U"}));
 }
 
@@ -248,13 +248,13 @@ TEST_F(Claims, ChecksProblemsAndJoin) {
   const auto n = h::count_verdicts(joined);
   EXPECT_EQ(n.size(), h::verdict_names().size());
   for (const auto& [v, k] : std::map<std::string, std::size_t>{{"holds", 1},
-                                                                {"holds_restated", 1},
-                                                                {"refuted", 1},
-                                                                {"checked_by_test", 1},
-                                                                {"not_measurable", 1},
-                                                                {"not_yet_measured", 1},
-                                                                {"fails", 1},
-                                                                {"no_results", 1}})
+                                                               {"holds_restated", 1},
+                                                               {"refuted", 1},
+                                                               {"checked_by_test", 1},
+                                                               {"not_measurable", 1},
+                                                               {"not_yet_measured", 1},
+                                                               {"fails", 1},
+                                                               {"no_results", 1}})
     EXPECT_EQ(n.at(v), k) << v;
   const std::string md = h::claims_markdown(ledger, joined, "results");
   EXPECT_LT(md.find("| `refuted` | 1 |"), md.find("| P.a |"));

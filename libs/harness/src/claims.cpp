@@ -253,10 +253,10 @@ check_evidence evaluate(const claim_check& ch, const fs::path& results_dir) {
   for (const auto* r : grid) informational = informational && r->informational;
   bool all_pass = true;
   for (const auto* r : grid) all_pass = all_pass && r->pass;
-  ev.verdict = informational ? "informational"
-                : !all_pass   ? "fails"
-                : ch.refutation ? "refuted"
-                                : "holds";
+  ev.verdict = informational   ? "informational"
+               : !all_pass     ? "fails"
+               : ch.refutation ? "refuted"
+                               : "holds";
   std::string cv = "fails";
   for (const auto* r : grid) {
     if (r->control_verdict == "passes") {
@@ -315,7 +315,8 @@ std::vector<claim_status> join_claims(const claims_ledger& ledger,
       for (const auto& name : c.tests) t += (t.empty() ? "" : ", ") + name;
       s.reason = "tests: " + t + (c.reason.empty() ? "" : ". " + c.reason);
     } else if (s.verdict == "not_yet_measured") {
-      s.reason = "would be measured by: " + c.experiment + (c.reason.empty() ? "" : ". " + c.reason);
+      s.reason =
+          "would be measured by: " + c.experiment + (c.reason.empty() ? "" : ". " + c.reason);
     } else if (s.verdict == "holds_restated") {
       s.reason = "restated: " + c.restated + (c.reason.empty() ? "" : ". " + c.reason);
     }
@@ -325,10 +326,14 @@ std::vector<claim_status> join_claims(const claims_ledger& ledger,
 }
 
 const std::vector<std::string>& verdict_names() {
-  static const std::vector<std::string> names{"holds",          "holds_restated",
-                                              "refuted",        "checked_by_test",
-                                              "not_measurable", "not_yet_measured",
-                                              "fails",          "no_results"};
+  static const std::vector<std::string> names{"holds",
+                                              "holds_restated",
+                                              "refuted",
+                                              "checked_by_test",
+                                              "not_measurable",
+                                              "not_yet_measured",
+                                              "fails",
+                                              "no_results"};
   return names;
 }
 
@@ -346,10 +351,9 @@ std::vector<std::string> find_test_names(const fs::path& dir) {
     if (!it->is_regular_file() || it->path().extension() != ".cpp") continue;
     const std::string text = read_all(it->path());
     for (const std::string macro : {"TEST(", "TEST_F(", "TEST_P("}) {
-      for (auto pos = text.find(macro); pos != std::string::npos;
-           pos = text.find(macro, pos + 1)) {
-        if (pos > 0 && (std::isalnum(static_cast<unsigned char>(text[pos - 1])) ||
-                        text[pos - 1] == '_'))
+      for (auto pos = text.find(macro); pos != std::string::npos; pos = text.find(macro, pos + 1)) {
+        if (pos > 0 &&
+            (std::isalnum(static_cast<unsigned char>(text[pos - 1])) || text[pos - 1] == '_'))
           continue;  // e.g. TYPED_TEST(
         const auto close = text.find(')', pos);
         if (close == std::string::npos) continue;
@@ -361,7 +365,8 @@ std::vector<std::string> find_test_names(const fs::path& dir) {
           if (!std::isspace(static_cast<unsigned char>(ch))) suite += ch;
         for (const char ch : args.substr(comma + 1))
           if (!std::isspace(static_cast<unsigned char>(ch))) name += ch;
-        if (!suite.empty() && !name.empty() && std::all_of(suite.begin(), suite.end(), valid_id_char) &&
+        if (!suite.empty() && !name.empty() &&
+            std::all_of(suite.begin(), suite.end(), valid_id_char) &&
             std::all_of(name.begin(), name.end(), valid_id_char))
           names.insert(suite + "." + name);
       }

@@ -69,9 +69,10 @@ std::string check_line(const check_evidence& ev) {
   std::size_t held = 0;
   for (const auto* r : grid) held += r->check_pass ? 1 : 0;
   std::string s = name + " " + ev.verdict + " (" + std::to_string(held) + "/" +
-                  std::to_string(grid.size()) + (ev.check.refutation ? " groups pass the check as "
-                                                                        "published; worst: "
-                                                                      : " groups pass; worst: ");
+                  std::to_string(grid.size()) +
+                  (ev.check.refutation ? " groups pass the check as "
+                                         "published; worst: "
+                                       : " groups pass; worst: ");
   rate_result shown = *worst;
   shown.informational = true;  // the verdict is already stated
   std::string line = evidence_line(shown);
@@ -81,11 +82,10 @@ std::string check_line(const check_evidence& ev) {
   if (!ctrl.empty()) {
     std::size_t failed = 0;
     for (const auto* r : ctrl) failed += r->check_pass ? 0 : 1;
-    s += ev.check.refutation ? "; positive control passes in " +
-                                   std::to_string(ctrl.size() - failed) + "/" +
-                                   std::to_string(ctrl.size())
-                             : "; control fails in " + std::to_string(failed) + "/" +
-                                   std::to_string(ctrl.size());
+    s += ev.check.refutation
+             ? "; positive control passes in " + std::to_string(ctrl.size() - failed) + "/" +
+                   std::to_string(ctrl.size())
+             : "; control fails in " + std::to_string(failed) + "/" + std::to_string(ctrl.size());
   } else if (ev.verdict != "informational") {
     s += "; " + (ev.control_verdict.empty() ? std::string("no control") : ev.control_verdict);
   }
@@ -194,7 +194,8 @@ std::string claims_json(const std::vector<claim_status>& rows) {
 }
 
 std::string claims_text(const std::vector<claim_status>& rows) {
-  std::string out = "claims: " + std::to_string(rows.size()) + " (" + counts_text(rows, " ") + ")\n";
+  std::string out =
+      "claims: " + std::to_string(rows.size()) + " (" + counts_text(rows, " ") + ")\n";
   for (const auto& s : rows) {
     out += "\n" + s.c.id + "  " + s.verdict +
            (s.control_verdict.empty() ? "" : "  (control: " + s.control_verdict + ")") + "\n";
@@ -221,18 +222,23 @@ std::string claims_markdown(const claims_ledger& ledger,
   out += "**" + std::to_string(rows.size()) + " claims** (results: " + results_label + "):\n\n";
   out += "| verdict | claims | meaning |\n|---|---|---|\n";
   const std::map<std::string, std::string> meaning{
-      {"holds", "every gated check that names it passes and its control (which keeps the noise "
-                "and breaks the claimed effect) fails"},
-      {"holds_restated", "as holds, but the gate restates the claim; the literal claim's "
-                         "(informational) result is printed beside it"},
-      {"refuted", "the claim as published fails an expected-failure check, and a positive "
-                  "control (the corrected or strict form) passes the same check"},
-      {"checked_by_test", "no rate can measure it; the named tests would fail if it were "
-                          "false, shown by a killing mutant (docs/mutation.md)"},
+      {"holds",
+       "every gated check that names it passes and its control (which keeps the noise "
+       "and breaks the claimed effect) fails"},
+      {"holds_restated",
+       "as holds, but the gate restates the claim; the literal claim's "
+       "(informational) result is printed beside it"},
+      {"refuted",
+       "the claim as published fails an expected-failure check, and a positive "
+       "control (the corrected or strict form) passes the same check"},
+      {"checked_by_test",
+       "no rate can measure it; the named tests would fail if it were "
+       "false, shown by a killing mutant (docs/mutation.md)"},
       {"not_measurable", "no experiment on dpx's output can decide it (reason given)"},
       {"not_yet_measured", "measurable, not measured yet (the experiment that would is named)"},
-      {"fails", "a gated check fails (the claim is contradicted, or its refutation did not "
-                "reproduce): CI fails"},
+      {"fails",
+       "a gated check fails (the claim is contradicted, or its refutation did not "
+       "reproduce): CI fails"},
       {"no_results", "gated checks exist but the results directory has none of their rows"}};
   for (const auto& v : verdict_names())
     out += "| `" + v + "` | " + std::to_string(n.at(v)) + " | " + meaning.at(v) + " |\n";
@@ -260,7 +266,8 @@ std::string claims_markdown(const claims_ledger& ledger,
       out += "|---|---|---|---|---|---|\n";
     }
     std::string evidence;
-    for (const auto& ev : s.checks) evidence += (evidence.empty() ? "" : "<br>") + md(check_line(ev));
+    for (const auto& ev : s.checks)
+      evidence += (evidence.empty() ? "" : "<br>") + md(check_line(ev));
     if (!s.reason.empty()) evidence += (evidence.empty() ? "" : "<br>") + md(s.reason);
     out += "| " + s.c.id + " | " + md(s.c.source) + " | " + md(s.c.statement) + " | " + s.verdict +
            " | " + (s.control_verdict.empty() ? "—" : s.control_verdict) + " | " + evidence +
