@@ -6,6 +6,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <mutex>
+#include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -114,6 +117,23 @@ std::string figures_json(const std::vector<figure_spec>& figures,
   return j.dump(2) + "\n";
 }
 
+/// Whether `python` can import matplotlib, asked once per interpreter and process: the probe
+/// costs a full matplotlib import (about a second on a loaded 2-core machine), and
+/// `dpx run --all` renders figures for every preset. On failure, *err gets the probe's stderr.
+bool can_import_matplotlib(const std::string& python, std::string* err) {
+  static std::mutex m;
+  static std::map<std::string, std::pair<bool, std::string>> known;
+  const std::lock_guard<std::mutex> lock(m);
+  auto it = known.find(python);
+  if (it == known.end()) {
+    std::string e;
+    const bool ok = run_process({python, "-c", "import matplotlib"}, "", &e) == 0;
+    it = known.emplace(python, std::make_pair(ok, e)).first;
+  }
+  *err = it->second.second;
+  return it->second.first;
+}
+
 }  // namespace
 
 namespace analysis_internal {
@@ -148,7 +168,7 @@ bool render_figures(const std::vector<figure_spec>& figures,
                                           ::access(options.python.c_str(), X_OK) != 0)) {
       status_text =
           "the Python interpreter " + options.python + " does not exist or is not executable";
-    } else if (run_process({options.python, "-c", "import matplotlib"}, "", &err) != 0) {
+    } else if (!can_import_matplotlib(options.python, &err)) {
       status_text = options.python + " cannot import matplotlib (install python3-matplotlib)" +
                     (err.empty() ? "" : ": " + err);
     } else {
