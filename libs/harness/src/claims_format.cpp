@@ -25,7 +25,10 @@ json number_or_null(double x) { return std::isfinite(x) ? json(x) : json(nullptr
 /// One rate row as evidence: "eps=0.1: slope -1.012 [-1.05, -0.98] vs -1 (pass)".
 std::string evidence_line(const rate_result& r) {
   std::string s = r.group.empty() ? std::string() : r.group + ": ";
-  if (r.kind == rate_kind::ratio_bound) {
+  if (r.kind == rate_kind::audit) {
+    s += "largest audit ratio " + num(r.value) + " over " + std::to_string(r.audits) +
+         " audits vs <= " + num(r.bound);
+  } else if (r.kind == rate_kind::ratio_bound) {
     if (std::isfinite(r.bound_lower))
       s += "max ratio " + num(r.value) + " (interval ends " + num(r.value_lo) + ", " +
            num(r.value_hi) + ") vs in [" + num(r.bound_lower) + ", " + num(r.bound) + "]";
@@ -46,7 +49,9 @@ std::string evidence_line(const rate_result& r) {
 /// ratio bound; failing rows rank above every passing one.
 double closeness(const rate_result& r) {
   double c = 0;
-  if (r.kind == rate_kind::ratio_bound) {
+  if (r.kind == rate_kind::audit) {
+    c = r.bound > 0 ? r.value / r.bound : 0;
+  } else if (r.kind == rate_kind::ratio_bound) {
     c = r.bound > 0 ? r.value_hi / r.bound : 0;
     if (std::isfinite(r.bound_lower) && r.value_lo > 0) c = std::max(c, r.bound_lower / r.value_lo);
   } else {
@@ -97,7 +102,11 @@ json row_json(const rate_result& r) {
   j["group"] = r.group;
   j["control"] = r.control;
   j["kind"] = to_string(r.kind);
-  if (r.kind == rate_kind::ratio_bound) {
+  if (r.kind == rate_kind::audit) {
+    j["value"] = number_or_null(r.value);
+    j["bound"] = number_or_null(r.bound);
+    j["audits"] = r.audits;
+  } else if (r.kind == rate_kind::ratio_bound) {
     j["value"] = number_or_null(r.value);
     j["value_hi"] = number_or_null(r.value_hi);
     j["bound"] = number_or_null(r.bound);
