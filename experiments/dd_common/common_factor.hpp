@@ -8,6 +8,7 @@
 /// tail bound that depends on ρ must fail. h = 0 leaves the design's data unchanged.
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "dpx/core/error.hpp"
@@ -16,6 +17,20 @@
 #include "dpx/harness/driver.hpp"
 
 namespace dpx::experiments::dd {
+
+/// The data parameters of the tail-bound drivers: design (dd_common's unit-variance designs with
+/// a closed-form λ_max, s1_theory::design_lambda_max), phi, mu.
+inline std::vector<harness::param_decl> unit_design_params() {
+  return {{"design",
+           "iid | ar1 | equi | equi_inv_n (dd_common designs, unit marginal variance)",
+           harness::param_value{std::string("iid")},
+           harness::one_of({"iid", "ar1", "equi", "equi_inv_n"})},
+          {"phi",
+           "design parameter (AR(1) coefficient, correlation)",
+           harness::param_value{0.0},
+           harness::finite()},
+          {"mu", "mean of every record", harness::param_value{0.3}, harness::finite()}};
+}
 
 inline harness::param_decl common_factor_param() {
   return {"common_factor",

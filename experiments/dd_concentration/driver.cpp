@@ -111,15 +111,6 @@ harness::driver make() {
        "independent columns (Lemma 2.11's dimension)",
        param_value{std::int64_t{5}},
        harness::integer_at_least(1)},
-      {"design",
-       "iid | ar1 | equi | equi_inv_n (dd_common designs, unit marginal variance)",
-       param_value{std::string("iid")},
-       harness::one_of({"iid", "ar1", "equi", "equi_inv_n"})},
-      {"phi",
-       "design parameter (AR(1) coefficient, correlation)",
-       param_value{0.0},
-       harness::finite()},
-      {"mu", "mean of every record", param_value{0.3}, harness::finite()},
       {"alpha",
        "stated probability of Lemma 2.11 and Theorem 2.6",
        param_value{0.05},
@@ -134,6 +125,8 @@ harness::driver make() {
        harness::integer_at_least(1)},
       dd::common_factor_param(),
   };
+  const auto data = dd::unit_design_params();
+  d.params.insert(d.params.end(), data.begin(), data.end());
   d.data_keys = {"n", "d", "design", "phi", "mu", "common_factor", "trials"};
   d.metric_names = harness::metric_list(
       "sup_over_alpha l2_over_alpha mean_over_alpha clipped_over_alpha dkw_over_q rho "

@@ -167,15 +167,6 @@ harness::driver make() {
        std::nullopt,
        harness::one_of({"data", "population", "midpoint", "local"})},
       {"n", "records, >= 2", std::nullopt, harness::integer_at_least(2)},
-      {"design",
-       "iid | ar1 | equi | equi_inv_n (dd_common designs, unit marginal variance)",
-       param_value{std::string("iid")},
-       harness::one_of({"iid", "ar1", "equi", "equi_inv_n"})},
-      {"phi",
-       "design parameter (AR(1) coefficient, correlation)",
-       param_value{0.0},
-       harness::finite()},
-      {"mu", "mean of every record", param_value{0.3}, harness::finite()},
       {"bin_width",
        "bin width of the data/population studies",
        param_value{0.5},
@@ -204,6 +195,8 @@ harness::driver make() {
       dd::epsilon_mislabel_param(),
       dd::common_factor_param(),
   };
+  const auto data = dd::unit_design_params();
+  d.params.insert(d.params.end(), data.begin(), data.end());
   const auto budget = dd::budget_params(param_value{1.0});
   d.params.insert(d.params.end(), budget.begin(), budget.end());
   d.data_keys = {"n", "design", "phi", "mu", "common_factor", "trials"};
