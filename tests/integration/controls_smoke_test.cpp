@@ -126,6 +126,13 @@ const std::vector<smoke_case>& cases_table() {
       // Both checks of S1 Cor 5.6 (the whole quick form, about 1 s each).
       {"dd_user_split", "error_1_over_T", {}},
       {"dd_user_split", "failure_term_does_not_shrink", {}},
+      // The S1 tail bounds (whole quick forms, about 4 s and 2 s CPU): the stable histogram
+      // given the data (control: the noise at eps/2) and the midpoint; the mean's sup-norm radius
+      // and the DKW bound under dependence (control: a hidden common factor).
+      {"dd_histogram_bounds", "data_tail_below_lemma_3_1", {}},
+      {"dd_histogram_bounds", "midpoint_within_2tau", {}},
+      {"dd_concentration", "mean_sup_lemma_2_11", {}},
+      {"dd_concentration", "dkw_lsi_thm_C_2", {}},
   };
   return t;
 }

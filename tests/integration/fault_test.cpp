@@ -318,6 +318,10 @@ TEST_F(Faults, EveryDriverRejectsAZeroSampleSizeBeforeCompute) {
        "noise_epsilon"},
       {"dd_longitudinal", "n = [100]\nT = [10]\nshared_effect = [-0.5]", "shared_effect"},
       {"dd_random_effects", "n = [100]\nsensitivity_n = [-5]", "sensitivity_n"},
+      {"dd_histogram_bounds", "n = [1]\nstudy = [\"data\"]", "n"},
+      {"dd_histogram_bounds", "n = [100]\nstudy = [\"data\"]\nq = [1.5]", "q"},
+      {"dd_concentration", "n = [0]", "n"},
+      {"dd_concentration", "n = [100]\ncommon_factor = [1.0]", "common_factor"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.driver + ": " + c.grid);
