@@ -636,7 +636,7 @@ TEST(Tables, RatesCsvQuotesNotes) {
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "rate,group,slope,ci_lo,ci_hi,ci_level,r2,intercept,expected,tolerance,points,"
             "replications,pass,informational,note,kind,bound,value,value_hi,check_pass,control,"
-            "control_label,control_verdict,claims,bound_lower,value_lo");
+            "control_label,control_verdict,claims,bound_lower,value_lo,expect,audits");
   EXPECT_NE(csv.find("err_vs_n,\"eps=1, mech=laplace_x\",-0.4987,-0.5123,-0.4851,0.975,0.9991,0,"
                      "-0.5,0.1,9,50,true,false,,slope,"),
             std::string::npos)

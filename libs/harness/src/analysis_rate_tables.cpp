@@ -15,8 +15,20 @@ using namespace analysis_internal;
 
 namespace {
 
+bool refuted(const rate_result& r) { return r.expect == rate_expect::refuted; }
+
 std::string verdict(const rate_result& r) {
   if (r.control) return r.check_pass ? "passes" : "fails";
+  if (refuted(r)) {
+    // The check on the published form must fail and the positive control must pass.
+    const std::string v = r.pass ? "refuted (reproduced)" : "refutation NOT reproduced";
+    if (r.informational) return "info: " + v;
+    if (r.pass) return v;
+    if (!check_evaluated(r)) return "FAIL: " + v + " (no check on the published form)";
+    if (r.check_pass) return "FAIL: " + v + " (the published form passes)";
+    return "FAIL: " + v + " (positive control " +
+           (r.control_verdict == "missing" ? std::string("missing") : "fails") + ")";
+  }
   if (r.informational) return r.pass ? "info (pass)" : "info (fail)";
   if (r.pass) return "pass";
   if (r.check_pass && r.control_verdict == "passes") return "FAIL (no power)";
@@ -26,7 +38,14 @@ std::string verdict(const rate_result& r) {
 
 /// The control column of the human tables.
 std::string control_cell(const rate_result& r) {
+  if (r.control && refuted(r)) return "(this is the positive control: " + r.control_label + ")";
   if (r.control) return "(this is the control: " + r.control_label + ")";
+  if (refuted(r)) {
+    if (r.control_verdict == "passes") return "positive control passes";
+    if (r.control_verdict == "fails") return "positive control FAILS";
+    if (r.control_verdict == "missing") return "positive control missing (rerun)";
+    return "no positive control";
+  }
   if (r.control_verdict == "fails") return "fails (has power)";
   if (r.control_verdict == "passes") return "PASSES (no power)";
   if (r.control_verdict == "missing") return "missing (rerun)";
@@ -36,13 +55,20 @@ std::string control_cell(const rate_result& r) {
 std::string rate_cell(const rate_result& r) { return r.control ? r.rate + " [control]" : r.rate; }
 
 std::string expected_cell(const rate_result& r) {
+  if (r.kind == rate_kind::audit) return "every audit ≤ " + short_number(r.bound);
   if (r.kind == rate_kind::ratio_bound && std::isfinite(r.bound_lower))
     return "in [" + short_number(r.bound_lower) + ", " + short_number(r.bound) + "]";
   if (r.kind == rate_kind::ratio_bound) return "≤ " + short_number(r.bound);
   return fixed(r.expected, 3);
 }
 
+/// audit: the largest ratio over the audits and their number.
+std::string audit_cell(const rate_result& r, const std::string& value) {
+  return "max " + value + " over " + std::to_string(r.audits) + " audits";
+}
+
 std::string fitted_cell(const rate_result& r) {
+  if (r.kind == rate_kind::audit) return audit_cell(r, fixed(r.value, 3));
   if (r.kind == rate_kind::ratio_bound) {
     if (std::isfinite(r.bound_lower))
       return "max " + fixed(r.value, 3) + " [lower " + fixed(r.value_lo, 3) + ", upper " +
@@ -63,7 +89,7 @@ std::string rates_csv(const std::vector<rate_result>& results) {
   std::string out =
       "rate,group,slope,ci_lo,ci_hi,ci_level,r2,intercept,expected,tolerance,points,replications,"
       "pass,informational,note,kind,bound,value,value_hi,check_pass,control,control_label,"
-      "control_verdict,claims,bound_lower,value_lo\n";
+      "control_verdict,claims,bound_lower,value_lo,expect,audits\n";
   for (const auto& r : results) {
     out += csv_field(r.rate) + "," + csv_field(r.group) + "," + format_number(r.slope) + "," +
            format_number(r.ci_lo) + "," + format_number(r.ci_hi) + "," + format_number(r.ci_level) +
@@ -76,7 +102,8 @@ std::string rates_csv(const std::vector<rate_result>& results) {
            (r.check_pass ? "true" : "false") + "," + (r.control ? "true" : "false") + "," +
            csv_field(r.control_label) + "," + csv_field(r.control_verdict) + "," +
            csv_field(join(r.claims, " ")) + "," + format_number(r.bound_lower) + "," +
-           format_number(r.value_lo) + "\n";
+           format_number(r.value_lo) + "," + to_string(r.expect) + "," + std::to_string(r.audits) +
+           "\n";
   }
   return out;
 }
@@ -122,6 +149,9 @@ std::string rates_json(const std::vector<rate_result>& results) {
     jr["control_label"] = r.control_label;
     jr["control_description"] = r.control_description;
     jr["control_verdict"] = r.control_verdict;
+    // Written only where they apply, so that older readers and files stay unchanged.
+    if (refuted(r)) jr["expect"] = to_string(r.expect);
+    if (r.kind == rate_kind::audit) jr["audits"] = r.audits;
     j.push_back(jr);
   }
   return j.dump(2) + "\n";
@@ -168,7 +198,14 @@ std::vector<rate_result> read_rates_json(const std::filesystem::path& path) {
       const std::string kind = jr.value("kind", "slope");
       r.kind = kind == "ratio_flat"    ? rate_kind::ratio_flat
                : kind == "ratio_bound" ? rate_kind::ratio_bound
+               : kind == "audit"       ? rate_kind::audit
                                        : rate_kind::slope;
+      const std::string expect = jr.value("expect", "holds");
+      if (expect != "holds" && expect != "refuted")
+        throw core::invalid_argument_error(
+            "read_rates_json", "expect", expect, "must be \"holds\" or \"refuted\"");
+      r.expect = expect == "refuted" ? rate_expect::refuted : rate_expect::holds;
+      r.audits = jr.value("audits", std::size_t{0});
       if (jr.contains("claims")) r.claims = jr.at("claims").get<std::vector<std::string>>();
       // Results written before controls existed: the check is the verdict, no control.
       r.check_pass = jr.value("check_pass", r.pass);
@@ -195,7 +232,7 @@ std::string rates_markdown(const std::vector<rate_result>& results, double confi
                           "|\n|---|---|---:|---|---:|---:|---|\n";
   std::vector<std::string> notes;
   std::vector<std::string> controls;  // "label: description", once per label
-  bool any_tolerance = false, any_bound = false;
+  bool any_tolerance = false, any_bound = false, any_audit = false, any_refuted = false;
   for (const auto& r : results) {
     std::string result = verdict(r);
     if (r.check == rate_check::tolerance && r.kind != rate_kind::ratio_bound) {
@@ -203,6 +240,8 @@ std::string rates_markdown(const std::vector<rate_result>& results, double confi
       any_tolerance = true;
     }
     any_bound = any_bound || r.kind == rate_kind::ratio_bound;
+    any_audit = any_audit || r.kind == rate_kind::audit;
+    any_refuted = any_refuted || refuted(r);
     if (!r.note.empty()) {
       notes.push_back(r.note);
       result += " [" + std::to_string(notes.size()) + "]";
@@ -240,6 +279,20 @@ std::string rates_markdown(const std::vector<rate_result>& results, double confi
         "the interval must also be ≥ l at every x (the level of measured/oracle), and fitted "
         "adds the smallest lower end.\n";
   }
+  if (any_audit) {
+    out +=
+        "An audit check (expected: every audit ≤ c) passes when no audit's empirical lower "
+        "bound on epsilon, divided by the claimed epsilon, exceeds c at any x; fitted shows the "
+        "largest ratio and the number of audits. Each audit is a lower bound at the driver's "
+        "confidence, so a correct target fails a check of A audits with probability at most "
+        "A (1 − confidence).\n";
+  }
+  if (any_refuted) {
+    out +=
+        "A refutation (expect = \"refuted\") runs the check on the claim as published and "
+        "must FAIL there, while its positive control (the strict variant or the corrected "
+        "form, the [control] row) must pass the same check: \"refuted (reproduced)\".\n";
+  }
   if (any_control) {
     out +=
         "\nNegative controls: each [control] row runs the same check on the covered cells with "
@@ -267,7 +320,9 @@ std::string rates_latex(const std::vector<rate_result>& results, double confiden
   out += "\\midrule\n";
   for (const auto& r : results) {
     std::string fitted;
-    if (r.kind == rate_kind::ratio_bound && std::isfinite(r.bound_lower)) {
+    if (r.kind == rate_kind::audit) {
+      fitted = audit_cell(r, latex_num(r.value, 3));
+    } else if (r.kind == rate_kind::ratio_bound && std::isfinite(r.bound_lower)) {
       fitted = "max " + latex_num(r.value, 3) + " [lower " + latex_num(r.value_lo, 3) + ", upper " +
                latex_num(r.value_hi, 3) + "]";
     } else if (r.kind == rate_kind::ratio_bound) {
@@ -279,7 +334,8 @@ std::string rates_latex(const std::vector<rate_result>& results, double confiden
           latex_num(r.slope, 3) + " [" + latex_num(r.ci_lo, 3) + ", " + latex_num(r.ci_hi, 3) + "]";
     }
     const std::string expected =
-        r.kind != rate_kind::ratio_bound ? latex_num(r.expected, 3)
+        r.kind == rate_kind::audit         ? "every audit $\\le " + short_number(r.bound) + "$"
+        : r.kind != rate_kind::ratio_bound ? latex_num(r.expected, 3)
         : std::isfinite(r.bound_lower)
             ? "$[" + short_number(r.bound_lower) + ", " + short_number(r.bound) + "]$"
             : "$\\le " + short_number(r.bound) + "$";

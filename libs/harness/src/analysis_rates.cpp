@@ -47,6 +47,39 @@ void fit_group(const rate_spec& spec,
       return;
     }
   }
+  if (spec.kind == rate_kind::audit) {
+    // audit: every audit (replication) at every x is a lower bound at the driver's confidence;
+    // the claim holds when none exceeds bound_constant. All replications count (none is left
+    // out for missing at another x: each audit stands alone).
+    if (in.empty()) {
+      res.note = "no x value inside the fit range";
+      return;
+    }
+    res.value = -std::numeric_limits<double>::infinity();
+    std::size_t n = 0;
+    for (const x_point* p : in) {
+      for (const auto& [rep, y] : p->by_rep) {
+        if (!std::isfinite(y)) {
+          res.note = spec.y + " at x = " + format_number(p->x) + " is not finite";
+          res.value = nan_v;
+          return;
+        }
+        res.value = std::max(res.value, y);
+        ++n;
+      }
+    }
+    res.audits = n;
+    std::size_t most = 0;
+    for (const x_point* p : in) most = std::max(most, p->by_rep.size());
+    res.replications = most;
+    if (n == 0) {
+      res.value = nan_v;
+      res.note = "no audit (ok row, y not NaN) inside the fit range";
+      return;
+    }
+    res.pass = res.value <= res.bound;
+    return;
+  }
   if (bound && in.empty()) {
     res.note = "no x value inside the fit range";
     return;
@@ -243,12 +276,13 @@ constexpr const char* no_rows_note = "no rows match the rate's where filters";
 rate_result new_result(const rate_spec& spec, bool control) {
   rate_result r;
   r.rate = rate_name(spec);
-  r.expected = spec.kind == rate_kind::ratio_bound ? nan_v : spec.expected_slope;
-  r.tolerance = spec.kind == rate_kind::ratio_bound ? nan_v : spec.tolerance;
+  const bool level = spec.kind == rate_kind::ratio_bound || spec.kind == rate_kind::audit;
+  r.expected = level ? nan_v : spec.expected_slope;
+  r.tolerance = level ? nan_v : spec.tolerance;
   r.informational = spec.informational || control;
   r.check = spec.check;
   r.kind = spec.kind;
-  r.bound = spec.kind == rate_kind::ratio_bound ? spec.bound_constant : nan_v;
+  r.bound = level ? spec.bound_constant : nan_v;
   r.value = r.value_hi = nan_v;
   const bool lower = spec.kind == rate_kind::ratio_bound && spec.bound_lower > 0;
   r.bound_lower = lower ? spec.bound_lower : nan_v;
@@ -257,6 +291,7 @@ rate_result new_result(const rate_spec& spec, bool control) {
   r.control = control;
   r.control_label = control_label(spec);
   r.control_description = spec.control_description;
+  r.expect = spec.expect;
   return r;
 }
 
@@ -346,8 +381,18 @@ std::string to_string(rate_kind k) {
       return "ratio_flat";
     case rate_kind::ratio_bound:
       return "ratio_bound";
+    case rate_kind::audit:
+      return "audit";
   }
   return "slope";
+}
+
+std::string to_string(rate_expect e) { return e == rate_expect::refuted ? "refuted" : "holds"; }
+
+bool check_evaluated(const rate_result& r) {
+  if (r.kind == rate_kind::ratio_bound) return std::isfinite(r.value) && std::isfinite(r.value_hi);
+  if (r.kind == rate_kind::audit) return std::isfinite(r.value) && r.audits > 0;
+  return std::isfinite(r.slope) && std::isfinite(r.ci_lo) && std::isfinite(r.ci_hi);
 }
 
 std::string control_label(const rate_spec& r) {
@@ -378,6 +423,8 @@ std::vector<rate_result> fit_rates(const tidy_table& t,
     if (spec.control.empty()) {
       for (auto& r : main) {
         r.control_verdict = "none";
+        // A refutation without its positive control shows nothing (the parser requires one).
+        if (spec.expect == rate_expect::refuted) r.pass = false;
         out.push_back(std::move(r));
       }
       continue;
@@ -405,7 +452,11 @@ std::vector<rate_result> fit_rates(const tidy_table& t,
         if (c.group == r.group) control_pass = c.check_pass;
       }
       r.control_verdict = control_pass ? "passes" : "fails";
-      r.pass = r.check_pass && !control_pass;
+      // A refutation: the published form fails an evaluated check and the positive control
+      // passes the same check (a check that could not be made refutes nothing).
+      r.pass = spec.expect == rate_expect::refuted
+                   ? check_evaluated(r) && !r.check_pass && control_pass
+                   : r.check_pass && !control_pass;
     }
     for (auto& r : main) out.push_back(std::move(r));
     for (auto& r : controls) out.push_back(std::move(r));

@@ -86,7 +86,15 @@ void validate_specs(const std::vector<figure_spec>& figures,
                                          format_number(r.expected_slope),
                                          "must be 0 for kind = ratio_flat (the ratio is flat)");
     }
-    if (r.kind == rate_kind::ratio_bound) {
+    if (r.kind == rate_kind::audit && r.bound_lower != 0) {
+      throw core::invalid_argument_error(
+          where, "bound_lower", format_number(r.bound_lower), "needs kind = ratio_bound");
+    }
+    if (r.expect == rate_expect::refuted && r.control.empty()) {
+      throw core::invalid_argument_error(
+          where, "control", "", "is required with expect = refuted (the positive control)");
+    }
+    if (r.kind == rate_kind::ratio_bound || r.kind == rate_kind::audit) {
       if (!(std::isfinite(r.bound_constant) && r.bound_constant > 0)) {
         throw core::invalid_argument_error(
             where, "bound_constant", format_number(r.bound_constant), "must be finite and > 0");

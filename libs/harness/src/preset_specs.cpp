@@ -19,7 +19,7 @@ const std::vector<std::string> kFigureKeys = {
 const std::vector<std::string> kRateKeys = {
     "name", "x", "y", "statistic", "group_by", "where", "fit_range", "expected_slope", "tolerance",
     "informational", "check", "description", "claim", "kind", "bound_constant", "bound_lower", "control",
-    "control_description", "control_replications"};
+    "control_description", "control_replications", "expect"};
 // clang-format on
 
 /// The keys [[figure]] and [[rate]] share (name, x, y, statistic, where), parsed and checked
@@ -121,7 +121,7 @@ figure_spec parse_figure(const ctx& c, const toml::table& t, std::size_t index) 
 rate_spec parse_rate(const ctx& c, const toml::table& t, std::size_t index) {
   const std::string what = "[[rate]] #" + std::to_string(index + 1);
   check_keys(c, t, kRateKeys, what);
-  // ratio_flat's expected slope is 0 and ratio_bound has none.
+  // ratio_flat's expected slope is 0 and ratio_bound and audit have none.
   const bool ratio = t.contains("kind") && t.get("kind")->is_string() &&
                      t.get("kind")->as_string()->get() != "slope";
   for (const char* req : {"x", "y", "expected_slope"}) {
@@ -174,9 +174,22 @@ rate_spec parse_rate(const ctx& c, const toml::table& t, std::size_t index) {
         r.kind = rate_kind::ratio_flat;
       else if (m == "ratio_bound")
         r.kind = rate_kind::ratio_bound;
+      else if (m == "audit")
+        r.kind = rate_kind::audit;
+      else
+        c.fail(
+            v,
+            // NOLINTNEXTLINE(performance-inefficient-string-concatenation): error path
+            w + " = '" + m + "' must be \"slope\", \"ratio_flat\", \"ratio_bound\" or \"audit\"");
+    } else if (key == "expect") {
+      const std::string m = get_string(c, v, w);
+      if (m == "holds")
+        r.expect = rate_expect::holds;
+      else if (m == "refuted")
+        r.expect = rate_expect::refuted;
       else
         // NOLINTNEXTLINE(performance-inefficient-string-concatenation): error path
-        c.fail(v, w + " = '" + m + "' must be \"slope\", \"ratio_flat\" or \"ratio_bound\"");
+        c.fail(v, w + " = '" + m + "' must be \"holds\" or \"refuted\"");
     } else if (key == "bound_constant") {
       r.bound_constant = get_number(c, v, w);
       if (!(r.bound_constant > 0) || !std::isfinite(r.bound_constant))
@@ -209,8 +222,20 @@ rate_spec parse_rate(const ctx& c, const toml::table& t, std::size_t index) {
   if (r.name.empty()) r.name = r.y + "_vs_" + r.x;
   if (r.kind == rate_kind::ratio_flat && t.contains("expected_slope") && r.expected_slope != 0)
     c.fail(*t.get("expected_slope"), what + ".expected_slope must be 0 for kind = \"ratio_flat\"");
-  if (r.kind != rate_kind::ratio_bound && t.contains("bound_constant"))
-    c.fail(*t.get("bound_constant"), what + ".bound_constant needs kind = \"ratio_bound\"");
+  if (r.kind != rate_kind::ratio_bound && r.kind != rate_kind::audit &&
+      t.contains("bound_constant"))
+    c.fail(*t.get("bound_constant"),
+           what + ".bound_constant needs kind = \"ratio_bound\" or \"audit\"");
+  if (r.kind == rate_kind::audit && t.contains("expected_slope"))
+    c.fail(*t.get("expected_slope"), what + ".expected_slope has no meaning for kind = \"audit\"");
+  if (r.kind == rate_kind::audit && t.contains("statistic"))
+    c.fail(*t.get("statistic"),
+           what + ".statistic has no meaning for kind = \"audit\" (every audit is compared)");
+  if (r.expect == rate_expect::refuted && r.control.empty())
+    c.fail(t,
+           what +
+               ".expect = \"refuted\" needs 'control' (the positive control, which must pass "
+               "the same check)");
   if (r.kind != rate_kind::ratio_bound && t.contains("bound_lower"))
     c.fail(*t.get("bound_lower"), what + ".bound_lower needs kind = \"ratio_bound\"");
   if (t.contains("bound_lower") && !(r.bound_lower < r.bound_constant))

@@ -126,6 +126,11 @@ std::string verdict_cell(const json& r) {
   const bool informational = r.value("informational", false);
   const bool pass = r.value("pass", false);
   if (informational) return "<td class=\"info\">informational</td>";
+  // A refutation passes when the published form fails and the positive control passes.
+  if (r.value("expect", std::string("holds")) == "refuted") {
+    return pass ? "<td class=\"pass\">PASS: refuted (reproduced)</td>"
+                : "<td class=\"fail\">FAIL: refutation not reproduced</td>";
+  }
   return pass ? "<td class=\"pass\">PASS</td>" : "<td class=\"fail\">FAIL</td>";
 }
 

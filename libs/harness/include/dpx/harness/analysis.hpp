@@ -76,9 +76,27 @@ enum class rate_kind {
   /// with bound_lower > 0 also its lower end is >= bound_lower (a level check: measured/oracle
   /// in [bound_lower, bound_constant] when the theory gives the constant).
   ratio_bound,
+  /// y is an empirical lower bound on epsilon divided by the claimed epsilon (privacy_audit's
+  /// bound_ratio): each replication is one audit. The check holds when at every x of the fit
+  /// range the largest value over the replications is <= bound_constant (no audit's lower bound
+  /// exceeds the claim). No bootstrap: each audit is already a confidence bound, so a correct
+  /// target fails a check of A audits with probability <= A (1 - audit confidence).
+  audit,
 };
-/// "slope", "ratio_flat" or "ratio_bound".
+/// "slope", "ratio_flat", "ratio_bound" or "audit".
 std::string to_string(rate_kind k);
+
+/// What a rate check is expected to show (TOML: expect).
+enum class rate_expect {
+  /// The claim holds: the check passes on the grid (and its negative control, if any, fails).
+  holds,
+  /// The claim as published is false: the grid cells are the published form, the check must
+  /// FAIL on them, and the control (required) is the positive control (the strict variant, the
+  /// corrected formula) that must PASS the same check.
+  refuted,
+};
+/// "holds" or "refuted".
+std::string to_string(rate_expect e);
 
 /// The tidy-table parameter column that marks negative-control cells: "" for the preset's own
 /// grid, control_label(spec) for the cells of a rate's control (docs/presets.md, "Controls").
@@ -99,14 +117,15 @@ struct rate_spec {
   rate_check check = rate_check::ci_and_tolerance;
   std::string description;  ///< one line for the tables
   rate_kind kind = rate_kind::slope;
-  double bound_constant = 1;        ///< ratio_bound: the largest admissible ratio
+  double bound_constant = 1;        ///< ratio_bound, audit: the largest admissible ratio
   double bound_lower = 0;           ///< ratio_bound: the smallest admissible ratio (0: none)
   std::vector<std::string> claims;  ///< ids of rows of the claims ledger (experiments/claims.toml)
   /// Negative control: parameter overrides defining a variant in which the claimed effect is
   /// absent; the same check runs on the covered cells with these overrides and must fail.
-  /// Empty = no control.
+  /// Empty = no control. With expect = refuted: the positive control, which must pass.
   std::map<std::string, param_value> control;
-  std::string control_description;  ///< why the check must fail on the control
+  std::string control_description;  ///< why the check must fail (refuted: pass) on the control
+  rate_expect expect = rate_expect::holds;
 };
 
 /// The value of the control column for a rate's control cells: its overrides as
@@ -129,15 +148,19 @@ struct rate_result {
   std::size_t replications = 0;  ///< replications present at every x (used in the fit)
   /// The gate: the check holds on its cells (check_pass: expected in [ci_lo, ci_hi] unless
   /// check is tolerance, and |slope - expected| <= tol; for ratio_bound value_hi <= bound and
-  /// value_lo >= bound_lower when a lower bound is set) and,
+  /// value_lo >= bound_lower when a lower bound is set; for audit value <= bound) and,
   /// for a grid row of a controlled rate, its control did not pass (control_verdict "fails").
+  /// expect = refuted: the check was evaluated and FAILED on the grid (the published form) and
+  /// its positive control passed (control_verdict "passes").
   bool pass = false;
   bool informational = false;
   rate_check check = rate_check::ci_and_tolerance;
   std::string note;  ///< why a fit could not be made, if so
   rate_kind kind = rate_kind::slope;
-  double bound = 0;        ///< ratio_bound: bound_constant (NaN otherwise)
-  double value = 0;        ///< ratio_bound: largest statistic of y over the x values (else NaN)
+  double bound = 0;  ///< ratio_bound, audit: bound_constant (NaN otherwise)
+  /// ratio_bound: largest statistic of y over the x values; audit: largest y over every
+  /// replication and x (NaN otherwise)
+  double value = 0;
   double value_hi = 0;     ///< ratio_bound: largest upper interval end over the x values (else NaN)
   double bound_lower = 0;  ///< ratio_bound with a lower bound: bound_lower (NaN otherwise)
   double value_lo = 0;     ///< ratio_bound with a lower bound: smallest lower interval end
@@ -153,8 +176,15 @@ struct rate_result {
   /// Main rows: "fails" (the control fails the check: the check has power), "passes" (the
   /// control passes too: no power, the gate fails), "missing" (no control cells in the table:
   /// the gate fails), "none" (the rate declares no control: "uncontrolled"). Control rows: "".
+  /// expect = refuted: "passes" is required (the positive control), "fails" fails the gate.
   std::string control_verdict;
+  rate_expect expect = rate_expect::holds;  ///< rate_spec::expect
+  std::size_t audits = 0;  ///< audit: the number of audits (y values) inside the fit range
 };
+
+/// Whether the check could be evaluated on the row's cells (a fit or a bound was computed):
+/// a refutation needs a check that was evaluated and failed, not one that could not be made.
+bool check_evaluated(const rate_result& r);
 
 struct analysis_options {
   std::uint64_t base_seed = 0;  ///< keys the bootstrap streams (deterministic CIs)
@@ -179,7 +209,8 @@ struct analysis_options {
 /// every rate with a control the same check is fitted on the rows labelled control_label(spec)
 /// (where filters on overridden parameters take the override's value). Control rows follow
 /// their rate's rows; a main row's pass = check_pass and its control did not pass (the control
-/// row of the same group, else every control row of the rate).
+/// row of the same group, else every control row of the rate). For expect = refuted:
+/// pass = the check was evaluated, check_pass is false and the control passed.
 std::vector<rate_result> fit_rates(const tidy_table& t,
                                    const std::vector<rate_spec>& rates,
                                    const analysis_options& options);
