@@ -30,6 +30,8 @@
 //   gap_over_sigma2  gap / sigma_cal^2: flat where the gap is a noise floor proportional to
 //                  sigma^2 (the term the proof of Theorem 3.4 drops); NaN when sigma_cal = 0
 //   bound_ratio    gap / bound (Theorem 3.4 as published claims <= 1)
+//   gap_times_T    T gap: bounded by a constant iff the gap falls like O(1/T) (the rate of
+//                  Theorem 3.4; its refutation check for sigma > 0)
 //   mean_step_late mean step over the traced iterations of the run's second half
 //
 // Strict ISTDP (variant = "strict", private by construction; docs/theory/istdp.md): BB steps from
@@ -197,13 +199,14 @@ metrics run(const cell_context& ctx) {
           {"sigma_cal", sigma_cal},
           {"gap_over_sigma2", sigma_cal > 0 ? gap / (sigma_cal * sigma_cal) : std::nan("")},
           {"bound_ratio", gap / bound},
+          {"gap_times_T", gap * double(T)},
           {"mean_step_late", step_count > 0 ? step_sum / double(step_count) : std::nan("")}};
 }
 
 harness::driver make_driver() {
   harness::driver d;
   d.name = "istdp_convergence";
-  d.version = "4";
+  d.version = "5";
   d.description =
       "ISTDP (as published or strict): F(theta^T) - F* against T for fixed sigma or (eps, delta)";
   d.params = {
@@ -270,6 +273,7 @@ harness::driver make_driver() {
                     "sigma_cal",
                     "gap_over_sigma2",
                     "bound_ratio",
+                    "gap_times_T",
                     "mean_step_late"};
   d.run = run;
   return d;

@@ -75,6 +75,9 @@
 //   noise_oracle_ratio  noise_part / noise_oracle (least_squares; 0 otherwise): 1 in expectation
 //   oracle_noise_ratio  noise_oracle / noise_part (least_squares; 0 otherwise; 1e300 when the
 //               noise part is <= 0): the level gate from below, as a ratio bound
+//   excess_exact_ratio  hinge without noise: excess over the exact excess of PGD with Theorem 1's
+//               step R/(G sqrt T) on this linear instance (pgd_theory::linear_ball_excess): 1 up
+//               to rounding; 0 otherwise
 //   max_norm    least_squares: the largest |w_avg| / r over the noisy runs (a diagnostic of the
 //               distance to the constraint, which the oracle needs inactive; the iterates spread
 //               more than their average); 0 otherwise
@@ -271,7 +274,7 @@ metrics run(const cell_context& ctx) {
   auto noise_rng = ctx.stream(rng::purpose::noise);
 
   double excess = 0, noise_scale = 0, excess_leading = 0, noise_part = 0, noise_coefficient = 0;
-  double oracle = 0, max_norm = 0;
+  double oracle = 0, max_norm = 0, excess_exact_ratio = 0;
   if (loss_name == "least_squares") {
     const auto w_star = minimiser(quad);
     double ns = 0;
@@ -321,6 +324,11 @@ metrics run(const cell_context& ctx) {
     double mw = 0;
     for (std::size_t j = 0; j < d; ++j) mw += lp.m[j] * res.x[j];
     excess = r * mn - mw;
+    // The level of Theorem 1 on this instance: the exact excess of PGD with the theorem's step
+    // R/(G sqrt T) (pgd_theory, from ||m||, r and T only), so a wrong step or projection moves it.
+    if (o.noise == solvers::pgd_noise::none)
+      excess_exact_ratio =
+          excess / pgd_theory::linear_ball_excess(mn, r, R / (G * std::sqrt(double(T))), T);
     if (o.noise != solvers::pgd_noise::none) {
       // The same run without noise (deterministic): what the noise adds to the excess.
       auto quiet = o;
@@ -389,13 +397,14 @@ metrics run(const cell_context& ctx) {
           {"noise_oracle", oracle},
           {"noise_oracle_ratio", oracle > 0 ? noise_part / oracle : 0.0},
           {"oracle_noise_ratio", oracle_inverse},
-          {"max_norm", max_norm}};
+          {"max_norm", max_norm},
+          {"excess_exact_ratio", excess_exact_ratio}};
 }
 
 harness::driver make_driver() {
   harness::driver d;
   d.name = "noisy_pgd_rates";
-  d.version = "7";
+  d.version = "8";
   d.description =
       "PGD / noisy PGD (the PGD lecture notes [NPGD]): excess risk against T, n, d, epsilon";
   d.params = {
@@ -461,7 +470,8 @@ harness::driver make_driver() {
                     "noise_oracle",
                     "noise_oracle_ratio",
                     "oracle_noise_ratio",
-                    "max_norm"};
+                    "max_norm",
+                    "excess_exact_ratio"};
   d.run = run;
   return d;
 }

@@ -1,5 +1,6 @@
 #include "pgd_theory.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "dpx/core/error.hpp"
@@ -142,6 +143,20 @@ double quadratic_privacy_part(std::span<const double> eigenvalues,
     s += (t - 2 * q * (1 - qt) / (1 - q) + q * q * (1 - qt * qt) / (1 - q * q)) / l;
   }
   return variance * s / (2 * t * t);
+}
+
+double linear_ball_excess(double m_norm, double radius, double eta, std::int64_t iterations) {
+  const char* fn = "pgd_theory::linear_ball_excess";
+  core::check_positive(fn, "m_norm", m_norm);
+  core::check_positive(fn, "radius", radius);
+  core::check_positive(fn, "eta", eta);
+  core::check_at_least(fn, "iterations", iterations, 1);
+  const double s = eta * m_norm, t = static_cast<double>(iterations);
+  // k = #{t in 1..T : t s < r}: those iterates lie inside the ball at distance t s from 0, the
+  // others on the sphere.
+  const double k = std::min(t, std::ceil(radius / s) - 1);
+  const double sum = s * k * (k + 1) / 2 + (t - k) * radius;
+  return m_norm * (radius - sum / t);
 }
 
 }  // namespace dpx::experiments::pgd_theory

@@ -81,4 +81,12 @@ double quadratic_privacy_part(std::span<const double> eigenvalues,
                               double variance,
                               std::int64_t iterations);
 
+/// Nonprivate PGD on a linear objective L(w) = c - m^T w over the L2 ball of radius r, from
+/// w_0 = 0 with step eta: the iterates stay on the ray of m, w_t = min(t eta ||m||, r) m/||m||,
+/// so the averaged iterate (1/T) sum_{t=1}^T w_t has the exact excess
+/// ||m|| (r - (1/T) sum_t min(t eta ||m||, r)) (docs/experiments/noisy_pgd_rates.md, "Level of
+/// the hinge checks"). With eta = R/(G sqrt T) it is r/(2 sqrt T) - ||m|| r/(2T) + O(T^-3/2):
+/// the case in which Lecture 10 Theorem 1's R G/sqrt(T) is attained up to the factor 1/2.
+double linear_ball_excess(double m_norm, double radius, double eta, std::int64_t iterations);
+
 }  // namespace dpx::experiments::pgd_theory

@@ -72,6 +72,21 @@ TEST(PgdTheory, QuadraticPrivacyPartMatchesTheSumByHand) {
   EXPECT_THROW(pt::quadratic_privacy_part(lambda, 2.5, 1.0, 3), std::invalid_argument);
 }
 
+TEST(PgdTheory, LinearBallExcessMatchesHandValues) {
+  // ||m|| = 0.5, r = 0.5, eta = 0.3: t eta ||m|| = 0.15, 0.30, 0.45, then r; T = 4 averages
+  // (0.15 + 0.30 + 0.45 + 0.5)/4 = 0.35, excess 0.5 (0.5 - 0.35) = 0.075.
+  EXPECT_NEAR(pt::linear_ball_excess(0.5, 0.5, 0.3, 4), 0.075, 1e-15);
+  // T = 2: no iterate reaches the sphere, average 0.225, excess 0.5 * 0.275.
+  EXPECT_NEAR(pt::linear_ball_excess(0.5, 0.5, 0.3, 2), 0.1375, 1e-15);
+  // An iterate exactly on the sphere (2 * 0.25 = r): 0.25, 0.5, 0.5 -> excess 1/12.
+  EXPECT_NEAR(pt::linear_ball_excess(1.0, 0.5, 0.25, 3), 1.0 / 12, 1e-15);
+  // Theorem 1's step R/(G sqrt T) at T = 1e4 (||m|| = r = 0.5, G = 1): s = 0.0025, 199 iterates
+  // inside, sum 49.75 + 9801 * 0.5 = 4950.25, excess 0.5 (0.5 - 0.495025) = 0.0024875
+  // = r/(2 sqrt T) - ||m|| r/(2T).
+  EXPECT_NEAR(pt::linear_ball_excess(0.5, 0.5, 0.005, 10000), 0.0024875, 1e-15);
+  EXPECT_THROW(pt::linear_ball_excess(0.0, 0.5, 0.3, 4), std::invalid_argument);
+}
+
 // dpx's calibration (solvers::pgd_calibrate, the code the experiment runs) equals the oracles
 // at the preset's cells: replace-one, per-example clip G, research-grade noise.
 dpx::solvers::pgd_options options(dpx::solvers::pgd_noise noise, double clip, std::int64_t T) {

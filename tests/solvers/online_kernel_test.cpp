@@ -181,6 +181,67 @@ TEST(OnlineKernel, InputBoundProjectsTrainingPointsAndRefusesOutsideQueries) {
   EXPECT_NO_THROW(f.predict_private(far, g));
 }
 
+// Nie & Wang (2017), Lemma 2: with t0^theta >= kappa^2 + 1 every iterate satisfies
+// ||f_t||_K <= kappa M / lambda_t. ||f_t||_K^2 = sum_ij c_i c_j K(x_i, x_j) is computed here from
+// the coefficients and centres with the test's own kernel (direct_kernel), at every t. The data
+// are adversarial for the bound: responses far outside [-M, M] (the solver's clamp is what keeps
+// |y| <= M) and, for the linear kernel, inputs of norm 5 > input_bound (the projection is what
+// keeps K(x, x) <= kappa^2, and with it eta_t (kappa^2 + lambda_t) <= 1). Without either, the
+// norm exceeds the bound within these 150 steps (a repeated point with |y| = 10 drives ||f_t||
+// towards 10 / (1 + lambda_t) > kappa M / lambda_t = (t + t0)^{1 - theta}).
+TEST(OnlineKernel, IterateNormWithinLemma2BoundOnEveryIterate) {
+  struct cfg {
+    kernel k;
+    std::size_t p;
+    double theta;
+    bool repeated;  // one input repeated (the norm's worst case) or random inputs
+  };
+  const kernel poly{kernel_kind::polynomial, 1.0, 2, 1.0};
+  const double M = 1.0;
+  for (const auto& c : {cfg{kernel{kernel_kind::gaussian, 0.3}, 1, 0.6, true},
+                        cfg{kernel{kernel_kind::gaussian, 0.3}, 1, 0.75, false},
+                        cfg{kernel{kernel_kind::gaussian, 0.5}, 2, 0.9, true},
+                        cfg{kernel{kernel_kind::linear}, 2, 0.75, true},
+                        cfg{kernel{kernel_kind::linear}, 2, 0.6, false},
+                        cfg{poly, 2, 0.75, false}}) {
+    online_kernel_options o;
+    o.theta = c.theta;
+    o.output_bound = M;
+    o.input_bound = 1.0;
+    online_kernel_regression f(c.k, c.p, o);
+    // sup sqrt(K(x, x)) over ||x|| <= 1: 1 (Gaussian), 1 (linear), (1 + 1)^(2/2) = 2 (poly).
+    const double kappa = c.k.kind == kernel_kind::polynomial ? 2.0 : 1.0;
+    ASSERT_DOUBLE_EQ(f.kappa(), kappa);
+    ASSERT_GE(std::pow(f.t0(), c.theta), kappa * kappa + 1 - 1e-12);  // the lemma's condition
+    auto g = rng::stream(28, 0, 0, rng::purpose::data);
+    std::vector<double> x(c.p);
+    for (int t = 1; t <= 150; ++t) {
+      if (t == 1 || !c.repeated)
+        for (auto& v : x)
+          v = c.k.kind == kernel_kind::gaussian ? 2 * g.uniform01() - 1
+                                                : 5 * (2 * g.uniform01() - 1);
+      if (c.k.kind != kernel_kind::gaussian) {  // norm 5: outside the input bound 1
+        double nx = 0;
+        for (double v : x) nx += v * v;
+        for (auto& v : x) v *= 5 / std::sqrt(nx);
+      }
+      const double y = c.repeated ? 10.0 : (g.uniform01() < 0.5 ? -10.0 : 10.0);
+      f.update(x, y);
+      ASSERT_EQ(f.steps(), t);
+      const auto coef = f.coefficients();
+      const auto& ctr = f.centres();
+      double norm2 = 0;
+      for (std::size_t i = 0; i < coef.size(); ++i)
+        for (std::size_t j = 0; j < coef.size(); ++j)
+          norm2 += coef[i] * coef[j] *
+                   direct_kernel(c.k, ctr.data() + i * c.p, ctr.data() + j * c.p, c.p);
+      const double bound = kappa * M / f.lambda(t);
+      ASSERT_LE(std::sqrt(std::max(norm2, 0.0)), bound * (1 + 1e-9))
+          << "t = " << t << ", theta = " << c.theta << ", kernel " << to_string(c.k.kind);
+    }
+  }
+}
+
 TEST(OnlineKernelOptions, BadFieldsNamed) {
   const auto check = [](online_kernel_options o, kernel k, const std::string& field) {
     try {
