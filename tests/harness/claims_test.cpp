@@ -91,7 +91,8 @@ const std::string ledger_text =
     "[[claim]]\nid = \"P.h\"\nsource = \"P, Fig h\"\nstatement = \"h falls like 1/n\"\n"
     "restated = \"MSE / oracle flat; the literal slope is rh_literal\"\n"
     "[[claim]]\nid = \"P.k\"\nsource = \"P, Def k\"\nstatement = \"k\"\n"
-    "status = \"checked_by_test\"\ntests = [\"Suite.KHolds\"]\n";
+    "status = \"checked_by_test\"\ntests = [\"Suite.KHolds\"]\n"
+    "[[claim]]\nid = \"P.fix.g\"\nsource = \"P, proof of Thm g\"\nstatement = \"g fails\"\n";
 
 const std::string preset_text =
     "[experiment]\nname = \"expt\"\ndriver = \"whatever\"\n"
@@ -101,7 +102,8 @@ const std::string preset_text =
     "[[rate]]\nx = \"n\"\ny = \"err\"\nexpected_slope = 0\ninformational = true\n"
     "claim = \"P.c\"\n"
     "[[rate]]\nname = \"re\"\nx = \"n\"\ny = \"err\"\nexpected_slope = -1\nclaim = \"P.e\"\n"
-    "[[rate]]\nname = \"rg\"\nx = \"n\"\ny = \"err\"\nexpected_slope = -1\nclaim = \"P.g\"\n"
+    "[[rate]]\nname = \"rg\"\nx = \"n\"\ny = \"err\"\nexpected_slope = -1\n"
+    "claim = [\"P.g\", \"P.fix.g\"]\n"
     "expect = \"refuted\"\ncontrol = { variant = \"strict\" }\n"
     "[[rate]]\nname = \"rh\"\nx = \"n\"\ny = \"ratio\"\nexpected_slope = 0\nclaim = \"P.h\"\n"
     "[[rate]]\nname = \"rh_literal\"\nx = \"n\"\ny = \"err\"\nexpected_slope = -1\n"
@@ -167,7 +169,7 @@ TEST_F(Claims, ChecksProblemsAndJoin) {
   write("experiments/one/preset.toml", preset_text);
   const auto ledger = h::load_claims(write("experiments/claims.toml", ledger_text));
   const auto checks = h::find_claim_checks(dir_ / "experiments");
-  ASSERT_EQ(checks.size(), 6u);
+  ASSERT_EQ(checks.size(), 7u);
   EXPECT_TRUE(checks.at("P.a")[0].controlled);
   EXPECT_EQ(checks.at("P.c")[0].rate, "err_vs_n");
   EXPECT_TRUE(checks.at("P.c")[0].informational);
@@ -227,7 +229,7 @@ TEST_F(Claims, ChecksProblemsAndJoin) {
   fs::create_directories(dir_ / "results" / "expt");
   h::write_file_atomic(dir_ / "results" / "expt" / "rates.json", h::rates_json(rs));
   const auto joined = h::join_claims(ledger, checks, dir_ / "results");
-  ASSERT_EQ(joined.size(), 8u);
+  ASSERT_EQ(joined.size(), 9u);
   EXPECT_EQ(joined[0].verdict, "holds");
   EXPECT_EQ(joined[0].control_verdict, "fails");
   ASSERT_EQ(joined[0].checks.size(), 1u);
@@ -245,9 +247,10 @@ TEST_F(Claims, ChecksProblemsAndJoin) {
   EXPECT_NE(joined[6].reason.find("restated: MSE / oracle flat"), std::string::npos);
   EXPECT_EQ(joined[7].verdict, "checked_by_test");
   EXPECT_NE(joined[7].reason.find("Suite.KHolds"), std::string::npos);
+  EXPECT_EQ(joined[8].verdict, "holds");  // a correction confirmed by the refutation
   const auto n = h::count_verdicts(joined);
   EXPECT_EQ(n.size(), h::verdict_names().size());
-  for (const auto& [v, k] : std::map<std::string, std::size_t>{{"holds", 1},
+  for (const auto& [v, k] : std::map<std::string, std::size_t>{{"holds", 2},
                                                                {"holds_restated", 1},
                                                                {"refuted", 1},
                                                                {"checked_by_test", 1},
@@ -267,7 +270,7 @@ TEST_F(Claims, ChecksProblemsAndJoin) {
   EXPECT_NE(js.find("\"control_verdict\": \"passes\""), std::string::npos);
   EXPECT_NE(js.find("\"refuted\": 1"), std::string::npos);
   EXPECT_NE(js.find("\"expect\": \"refuted\""), std::string::npos);
-  EXPECT_NE(h::claims_text(joined).find("claims: 8 (holds 1, holds_restated 1, refuted 1,"),
+  EXPECT_NE(h::claims_text(joined).find("claims: 9 (holds 2, holds_restated 1, refuted 1,"),
             std::string::npos)
       << h::claims_text(joined);
 

@@ -286,11 +286,14 @@ std::vector<claim_status> join_claims(const claims_ledger& ledger,
     bool any_fail = false, any_hold = false, any_refuted = false, any_gated = false;
     int control_rank = -1;  // worst control verdict over the gated checks
     const std::vector<std::string> ranks{"fails", "uncontrolled", "missing", "passes"};
+    // A correction ("<paper>.fix.<topic>") predicts that the published form fails: a refutation
+    // that reproduces confirms it.
+    const bool correction = c.id.find(".fix.") != std::string::npos;
     for (const auto& ev : s.checks) {
       any_gated = any_gated || !ev.check.informational;
       any_fail = any_fail || ev.verdict == "fails";
-      any_hold = any_hold || ev.verdict == "holds";
-      any_refuted = any_refuted || ev.verdict == "refuted";
+      any_hold = any_hold || ev.verdict == "holds" || (correction && ev.verdict == "refuted");
+      any_refuted = any_refuted || (!correction && ev.verdict == "refuted");
       // A refutation's positive control must pass: it does not enter the power ranking.
       if (ev.verdict == "holds" || (ev.verdict == "fails" && !ev.check.refutation)) {
         const auto r = std::find(ranks.begin(), ranks.end(), ev.control_verdict) - ranks.begin();

@@ -121,7 +121,8 @@ struct claim_status {
 /// Joins the ledger with the checks and the rates.json files under results_dir
 /// (<results_dir>/<experiment>/rates.json). Verdict: "fails" when any gated check fails
 /// (including a refutation that did not reproduce); else "refuted" when a refutation check
-/// reproduces; else "holds" (or "holds_restated" when the claim has `restated`) when a gated
+/// reproduces (for a correction, id "<paper>.fix.<topic>", a reproduced refutation confirms it:
+/// it counts as holding); else "holds" (or "holds_restated" when the claim has `restated`) when a gated
 /// check holds; else the ledger's status when it has one; else "no_results" (gated checks
 /// without results, or only informational checks and no status).
 std::vector<claim_status> join_claims(const claims_ledger& ledger,
