@@ -11,30 +11,30 @@ namespace dpx::experiments::s1_theory {
 
 namespace {
 
-void require(bool ok, const char* parameter, double value, const char* what) {
+void require_local(bool ok, const char* parameter, double value, const char* what) {
   if (!ok) core::throw_invalid("s1_local", parameter, value, what);
 }
 
 }  // namespace
 
 double random_effects_joint_rho(std::size_t group_size, std::size_t T, double phi, double sigma_u) {
-  require(group_size >= 1, "group_size", 0.0, "must be >= 1");
+  require_local(group_size >= 1, "group_size", 0.0, "must be >= 1");
   return sigma_u * sigma_u * static_cast<double>(group_size) * static_cast<double>(T) +
          ar1_lambda_max(phi, T);
 }
 
 double local_user_radius(double rho, std::size_t T, std::size_t n, std::size_t d, double epsilon) {
-  require(rho > 0, "rho", rho, "must be > 0");
-  require(T >= 1 && n >= 1 && d >= 1, "T", static_cast<double>(T), "T, n and d must be >= 1");
+  require_local(rho > 0, "rho", rho, "must be > 0");
+  require_local(T >= 1 && n >= 1 && d >= 1, "T", static_cast<double>(T), "T, n and d must be >= 1");
   const double dT = static_cast<double>(T), dn = static_cast<double>(n);
   const double arg = 2.0 * static_cast<double>(d) * dT * dn * dn * epsilon * epsilon;
-  require(arg > 2.0 * static_cast<double>(d), "epsilon", epsilon, "must give T n eps^2 > 1");
+  require_local(arg > 2.0 * static_cast<double>(d), "epsilon", epsilon, "must give T n eps^2 > 1");
   return std::sqrt(2.0 * rho * std::log(arg) / dT);
 }
 
 local_mean_prediction local_mean_oracle(const local_mean_cell& c) {
-  require(c.n >= 1 && c.n % c.group_size == 0, "group_size", 0.0, "must divide n");
-  require(c.epsilon > 0, "epsilon", c.epsilon, "must be > 0");
+  require_local(c.n >= 1 && c.n % c.group_size == 0, "group_size", 0.0, "must divide n");
+  require_local(c.epsilon > 0, "epsilon", c.epsilon, "must be > 0");
   const double dn = static_cast<double>(c.n), dT = static_cast<double>(c.T);
   local_mean_prediction p;
   p.rho = random_effects_joint_rho(c.group_size, c.T, c.phi, c.sigma_u);
@@ -50,7 +50,7 @@ local_mean_prediction local_mean_oracle(const local_mean_cell& c) {
 }
 
 design_theta longitudinal_design_theta(std::size_t T) {
-  require(T >= 1, "T", 0.0, "must be >= 1");
+  require_local(T >= 1, "T", 0.0, "must be >= 1");
   const double dT = static_cast<double>(T);
   // m1 = mean of t/T = (T + 1)/(2T); m2 = mean of (t/T)² = (T + 1)(2T + 1)/(6T²).
   const double m1 = (dT + 1.0) / (2.0 * dT), m2 = (dT + 1.0) * (2.0 * dT + 1.0) / (6.0 * dT * dT);
@@ -61,8 +61,8 @@ design_theta longitudinal_design_theta(std::size_t T) {
 
 local_regression_prediction local_regression_oracle(const local_regression_cell& c) {
   constexpr std::size_t kP = 3;
-  require(c.T >= kP, "T", static_cast<double>(c.T), "must be >= 3");
-  require(c.epsilon > 0, "epsilon", c.epsilon, "must be > 0");
+  require_local(c.T >= kP, "T", static_cast<double>(c.T), "must be >= 3");
+  require_local(c.epsilon > 0, "epsilon", c.epsilon, "must be > 0");
   const double dn = static_cast<double>(c.n), dT = static_cast<double>(c.T), dp = kP;
   local_regression_prediction p;
   const design_theta th = longitudinal_design_theta(c.T);
@@ -76,6 +76,26 @@ local_regression_prediction local_regression_oracle(const local_regression_cell&
   p.rate = dp * dp * p.theta_hi * p.sigma2 *
            std::log(2.0 * dp * dT * dn * dn * c.epsilon * c.epsilon) /
            (p.theta_lo * p.theta_lo * dT * dn * c.epsilon * c.epsilon);
+  return p;
+}
+
+local_priestley_chao_prediction local_priestley_chao_oracle(const local_priestley_chao_cell& c) {
+  require_local(c.n >= 1, "n", 0.0, "must be >= 1");
+  require_local(c.epsilon > 0, "epsilon", c.epsilon, "must be > 0");
+  require_local(std::fabs(c.phi) < 1, "phi", c.phi, "must be in (-1, 1)");
+  require_local(c.gamma > 0 && c.gamma < 1, "gamma", c.gamma, "must be in (0, 1)");
+  constexpr double kPi = 3.14159265358979323846;
+  const double dn = static_cast<double>(c.n);
+  const double k_sup = 1.0 / std::sqrt(2.0 * kPi), k_lip = k_sup * std::exp(-0.5);
+  const double mu1 = std::sqrt(2.0 / kPi);
+  local_priestley_chao_prediction p;
+  p.noise_variance_max = (1.0 + std::fabs(c.phi)) / (1.0 - std::fabs(c.phi));
+  const double s2 = p.noise_variance_max, sm = std::sqrt(s2);
+  p.bandwidth = std::max(std::cbrt(s2 / dn), std::sqrt(sm / (std::sqrt(dn) * c.epsilon)));
+  const double b = p.bandwidth, l = std::log(2.0 * dn / c.gamma);
+  p.tau = b * (c.lipschitz * mu1 + c.sup_norm) +
+          (c.lipschitz * k_sup + c.sup_norm * k_lip + std::sqrt(2.0 * s2 * k_sup * l)) / b;
+  p.rate = (b * p.tau) * (b * p.tau) / s2 * sm / (std::sqrt(dn) * c.epsilon);
   return p;
 }
 

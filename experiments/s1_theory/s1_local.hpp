@@ -80,3 +80,32 @@ struct local_regression_prediction {
 local_regression_prediction local_regression_oracle(const local_regression_cell& c);
 
 }  // namespace dpx::experiments::s1_theory
+
+namespace dpx::experiments::s1_theory {
+
+/// A dd_local "nonparametric" cell (Cor 6.7): Y_i = f(i/n) + e_i, e a stationary AR(1) (φ, unit
+/// variance), f with Lipschitz constant L_f and sup norm ‖f‖_∞, the Gaussian kernel, γ of the
+/// radius, ε-LDP per item.
+struct local_priestley_chao_cell {
+  std::size_t n = 0;
+  double phi = 0;
+  double epsilon = 1;
+  double lipschitz = 0;
+  double sup_norm = 1;
+  double gamma = 0.1;
+};
+
+/// σ_max² = (1 + |φ|)/(1 − |φ|) (the AR(1) spectral bound); Cor 6.7's bandwidth b =
+/// (σ_max²/n)^{1/3} ∨ (σ_max/(√n ε))^{1/2}; Lemma 4.9's radius as printed for the Gaussian kernel
+/// (‖K‖_∞ = 1/√(2π), L_K = 1/√(2πe), μ₁ = √(2/π)): τ = b(L_f μ₁ + ‖f‖_∞) + (L_f‖K‖_∞ + ‖f‖_∞L_K +
+/// √(2σ_max²‖K‖_∞ ln(2n/γ)))/b; rate = the square of Cor 6.7's privacy term with Lemma 4.9's
+/// constant, (bτ)²/σ_max² · σ_max/(√n ε).
+struct local_priestley_chao_prediction {
+  double noise_variance_max = 0;
+  double bandwidth = 0;
+  double tau = 0;
+  double rate = 0;
+};
+local_priestley_chao_prediction local_priestley_chao_oracle(const local_priestley_chao_cell& c);
+
+}  // namespace dpx::experiments::s1_theory

@@ -17,7 +17,7 @@ namespace {
 
 using matrix = std::vector<double>;  // row-major, dimensions passed alongside
 
-void require(bool ok, const char* parameter, double value, const char* what) {
+void require_longitudinal(bool ok, const char* parameter, double value, const char* what) {
   if (!ok) core::throw_invalid("s1_longitudinal", parameter, value, what);
 }
 
@@ -35,7 +35,7 @@ matrix cholesky(const matrix& a, std::size_t k) {
   for (std::size_t j = 0; j < k; ++j) {
     double d = a[j * k + j];
     for (std::size_t m = 0; m < j; ++m) d -= l[j * k + m] * l[j * k + m];
-    require(d > 0, "covariance", d, "must be positive definite");
+    require_longitudinal(d > 0, "covariance", d, "must be positive definite");
     l[j * k + j] = std::sqrt(d);
     for (std::size_t i = j + 1; i < k; ++i) {
       double s = a[i * k + j];
@@ -151,7 +151,7 @@ std::array<double, 9> ols_covariance(const matrix& F,
     for (std::size_t t = 0; t < T; ++t) Q2[t * m + c2] = V[t * T + k];
     ++c2;
   }
-  require(c2 == m, "T", static_cast<double>(T), "design of rank < 2");
+  require_longitudinal(c2 == m, "T", static_cast<double>(T), "design of rank < 2");
   const matrix C11 = sandwich(Q1, q, C, Q1, q, T), C12 = sandwich(Q1, q, C, Q2, m, T);
   const matrix C22 = sandwich(Q2, m, C, Q2, m, T);
   const matrix S11 = sandwich(Q1, q, S, Q1, q, T), S12 = sandwich(Q1, q, S, Q2, m, T);
@@ -230,8 +230,8 @@ std::array<double, 9> ols_covariance(const matrix& F,
 }  // namespace
 
 std::array<double, 9> longitudinal_coefficient_covariance(const longitudinal_design& d) {
-  require(d.T >= 5, "T", static_cast<double>(d.T), "must be >= 5 (finite covariance)");
-  require(std::fabs(d.phi) < 1 && std::fabs(d.covariate_phi) < 1,
+  require_longitudinal(d.T >= 5, "T", static_cast<double>(d.T), "must be >= 5 (finite covariance)");
+  require_longitudinal(std::fabs(d.phi) < 1 && std::fabs(d.covariate_phi) < 1,
           "phi",
           d.phi,
           "phi and covariate_phi must be in (-1, 1)");
@@ -258,8 +258,8 @@ std::array<double, 9> longitudinal_coefficient_covariance(const longitudinal_des
 
 longitudinal_prediction longitudinal_oracle(const longitudinal_cell& c) {
   constexpr std::size_t kP = 3;
-  require(c.n >= 1, "n", 0.0, "must be >= 1");
-  require(c.epsilon > 0, "epsilon", c.epsilon, "must be > 0");
+  require_longitudinal(c.n >= 1, "n", 0.0, "must be >= 1");
+  require_longitudinal(c.epsilon > 0, "epsilon", c.epsilon, "must be > 0");
   const auto cov = longitudinal_coefficient_covariance(c.design);
   longitudinal_prediction p;
   p.v_star = std::max({cov[0], cov[4], cov[8]});

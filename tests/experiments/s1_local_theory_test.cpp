@@ -2,6 +2,7 @@
 // against values computed by hand, by closed forms of special cases, or by an independent numpy
 // computation (dense eigenvalues; a Monte Carlo over the covariate), at one cell each.
 #include <cmath>
+#include <numbers>
 #include <stdexcept>
 
 #include <gtest/gtest.h>
@@ -56,6 +57,19 @@ TEST(S1LocalTheory, LocalRegressionOracleAtOneCell) {
   EXPECT_NEAR(p.laplace_scale, 3259.77193592244, 1e-8);
   EXPECT_NEAR(p.privacy_mse / 63756.6784453653, 1.0, 1e-13);
   EXPECT_NEAR(p.rate, 36.896225952179, 1e-10);
+}
+
+TEST(S1LocalTheory, PriestleyChaoRateAtOneCell) {
+  // n = 1000, φ = 0.5, ε = 1, f = sin(2πx) (L_f = 2π, ‖f‖_∞ = 1), γ = 0.1: σ_max² = 1.5/0.5 = 3;
+  // b = max((3/1000)^{1/3}, (√3/√1000)^{1/2}) = max(0.1442, 0.2340) = 0.234034731932072;
+  // τ = b(2π√(2/π) + 1) + (2π/√(2π) + e^{−1/2}/√(2π) + √(2·3 ln(20000)/√(2π)))/b =
+  // 33.9556013098571; rate = (bτ)²/3 · √3/√1000 = 1.15298286031397.
+  const auto p =
+      st::local_priestley_chao_oracle({1000, 0.5, 1.0, 2.0 * std::numbers::pi, 1.0, 0.1});
+  EXPECT_NEAR(p.noise_variance_max, 3.0, 1e-15);
+  EXPECT_NEAR(p.bandwidth, 0.234034731932072, 1e-15);
+  EXPECT_NEAR(p.tau, 33.9556013098571, 1e-12);
+  EXPECT_NEAR(p.rate, 1.15298286031397, 1e-13);
 }
 
 TEST(S1LocalTheory, CoefficientCovarianceSpecialCases) {
