@@ -232,9 +232,9 @@ std::array<double, 9> ols_covariance(const matrix& F,
 std::array<double, 9> longitudinal_coefficient_covariance(const longitudinal_design& d) {
   require_longitudinal(d.T >= 5, "T", static_cast<double>(d.T), "must be >= 5 (finite covariance)");
   require_longitudinal(std::fabs(d.phi) < 1 && std::fabs(d.covariate_phi) < 1,
-          "phi",
-          d.phi,
-          "phi and covariate_phi must be in (-1, 1)");
+                       "phi",
+                       d.phi,
+                       "phi and covariate_phi must be in (-1, 1)");
   const std::size_t T = d.T;
   matrix F(T * 2);
   for (std::size_t t = 0; t < T; ++t) {
