@@ -29,16 +29,20 @@
 // model = "nonparametric" (Cor 6.7): Y_i = f(i/n) + ε_i, f = sin(2πx), ε a stationary AR(1)
 // (dpx::data::nonparametric); local_priestley_chao at x0 with the bandwidth of Cor 6.7
 // (local_priestley_chao_bandwidth; bandwidth_rule = "central" uses Cor 4.11's, a control).
-// rate = λ σ_max/(√n ε), λ = (b τ)²/σ_max² the Lemma 4.9 constant (it holds the ln(2n/γ) that
-// Cor 6.7's ⪅ hides): the square of Cor 6.7's privacy term sqrt(σ_max/(√n ε)); the bias term
-// (σ_max²/n)^{1/3} is ~0 at x0 = 0.5 (f'' = 0 there) and below 3% of the MSE at these n.
+// rate = λ σ_max/(√n ε), λ = (b τ)²/σ_max² the Lemma 4.9 constant at the claimed (local) b (it
+// holds the ln(2n/γ) that Cor 6.7's ⪅ hides): the square of Cor 6.7's privacy term sqrt(σ_max/(√n
+// ε)); the bias term (σ_max²/n)^{1/3} is ~0 at x0 = 0.5 (f'' = 0 there) and below 3% of the MSE at
+// these n.
 //
-// Metrics: sq_err (A − truth)²; rate; sq_err_over_rate; oracle_mse (the clipping-free MSE:
-// Var(grand mean) + 2b²/n for "mean", the Priestley–Chao mean's MSE is not computed for
+// Metrics: sq_err (A − truth)²; rate; sq_err_over_rate; oracle_mse (the clipping-free MSE of the
+// claimed cell from its inputs, experiments/s1_theory/s1_local.hpp: Var(grand mean) + 2b²/n,
+// b = 12τ/ε, for "mean"; the privacy part p·2b²/n, b = 36τ/ε, for "regression"; not computed for
 // "nonparametric": 0); sq_err_over_oracle; sq_err_private (A − clipped mean)²; clipped_fraction;
 // midpoint_miss (|m̂ − truth| > 2τ); tau; bins.
-// Negative controls (not releases of the library; they exist to show a check can fail): noise =
-// "off" (the users' Laplace draws removed) or "central" (their average rescaled by 1/√n: the
+// Negative controls (not releases of the library; they exist to show a check can fail):
+// epsilon_mislabel = c (the protocol at c·ε, the cell and its oracle claim ε), noise_epsilon = e
+// (the protocol at ε = e whatever the cell's ε), noise = "off" (the users' Laplace draws removed;
+// not used as a control: it removes the noise) or "central" (their average rescaled by 1/√n: the
 // central model's 2(12τ/(nε))²), tau_time_power = 0 (radius without the 1/T of Thm 6.5),
 // radius = "per_user" / "no_groups", bandwidth_rule = "central".
 #include <algorithm>
@@ -55,6 +59,7 @@
 #include "dpx/estimators/detail/kernels.hpp"
 #include "dpx/estimators/local.hpp"
 #include "dpx/estimators/local_regression.hpp"
+#include "s1_theory/s1_local.hpp"
 
 namespace dpx::experiments::dd_local {
 namespace {
@@ -73,6 +78,14 @@ double noise_factor(const std::string& noise, double n) {
   core::throw_invalid(kName, "noise", noise, "must be local, off or central");
 }
 
+// The ε the users' protocol runs at: the cell's ε, times epsilon_mislabel (noise at c·ε reported
+// as ε), or noise_epsilon > 0 whatever the cell claims (noise that does not follow ε). Negative
+// controls only: the radius, the ledger and the oracle keep the cell's ε.
+double run_epsilon(const harness::param_map& p, double eps) {
+  const double fixed = p.get_double("noise_epsilon");
+  return (fixed > 0 ? fixed : eps) * p.get_double("epsilon_mislabel");
+}
+
 metrics run_mean(const cell_context& c) {
   const auto& p = c.params;
   const auto n = static_cast<std::size_t>(p.get_int("n"));
@@ -80,6 +93,7 @@ metrics run_mean(const cell_context& c) {
   const auto gs = static_cast<std::size_t>(p.get_int("group_size"));
   const double dn = static_cast<double>(n), dT = static_cast<double>(T), mu = p.get_double("mu");
   const double eps = dd::cell_epsilon(p, dn);
+  const double eps_run = run_epsilon(p, eps);
   if (n % gs != 0) core::throw_invalid(kName, "group_size", std::to_string(gs), "must divide n");
   data::random_effects_options ro = data::random_effects_options::balanced(n / gs, gs);
   ro.times = T;
@@ -88,9 +102,9 @@ metrics run_mean(const cell_context& c) {
   ro.sigma = 1.0;
   ro.phi = p.get_double("phi");
   const data::random_effects model(ro);
-  // Model constants per thread: Lemma 5.9's joint ρ, Rem 5.3's per-user ρ, λ_max(Σ_u), the
-  // grand mean's variance (independent of the replication).
-  thread_local std::map<std::string, std::array<double, 4>> consts;
+  // The radius's constants per thread (the library's, as the estimator is run): Lemma 5.9's
+  // joint ρ, Rem 5.3's per-user ρ, λ_max(Σ_u).
+  thread_local std::map<std::string, std::array<double, 3>> consts;
   const std::string key = std::to_string(n) + "/" + std::to_string(T) + "/" + std::to_string(gs) +
                           "/" + harness::render(p.at("phi")) + "/" +
                           harness::render(p.at("sigma_u"));
@@ -99,14 +113,13 @@ metrics run_mean(const cell_context& c) {
     const double joint = model.log_sobolev_bound();
     const double su2 = ro.sigma_u * ro.sigma_u;
     it = consts
-             .emplace(key,
-                      std::array<double, 4>{joint,
-                                            model.user_log_sobolev(),
-                                            joint - su2 * static_cast<double>(gs) * dT,
-                                            model.grand_mean_variance()})
+             .emplace(
+                 key,
+                 std::array<double, 3>{
+                     joint, model.user_log_sobolev(), joint - su2 * static_cast<double>(gs) * dT})
              .first;
   }
-  const auto [rho_joint, rho_user, rho_noise, grand_var] = it->second;
+  const auto [rho_joint, rho_user, rho_noise] = it->second;
   const std::string radius = p.get_string("radius");
   double rho = rho_joint;
   if (radius == "per_user") {
@@ -123,7 +136,7 @@ metrics run_mean(const cell_context& c) {
 
   estimators::local_mean_options o;
   o.noise = mechanisms::noise_kind::research_grade;  // S1 Algorithm 8 exactly
-  o.epsilon = eps;
+  o.epsilon = eps_run;
   o.rule = estimators::interval_rule::paper(tau);
   o.bound = p.get_double("bound");
   auto gd = c.stream(rng::purpose::data);
@@ -137,8 +150,12 @@ metrics run_mean(const cell_context& c) {
       clipped + (r.estimate - clipped) * noise_factor(p.get_string("noise"), dn);
 
   const double e = estimate - mu, q = estimate - clipped;
-  const double rate = rho_joint * std::log(2.0 * dT * dn * dn * eps * eps) / (dT * dn * eps * eps);
-  const double oracle = grand_var + 2.0 * r.noise_scale * r.noise_scale / dn;
+  // The theorem's curve and MSE for the cell's INPUTS (s1_theory, never the result's noise scale
+  // nor dpx::data's constants): a control is measured against the claimed cell's prediction.
+  thread_local std::map<std::string, s1_theory::local_mean_prediction> oracles;
+  auto [o_it, fresh] = oracles.try_emplace(key + "/" + harness::render(p.at("epsilon")));
+  if (fresh) o_it->second = s1_theory::local_mean_oracle({n, T, gs, ro.phi, ro.sigma_u, eps});
+  const double rate = o_it->second.rate, oracle = o_it->second.mse;
   return {{"sq_err", e * e},
           {"rate", rate},
           {"sq_err_over_rate", e * e / rate},
@@ -156,8 +173,9 @@ metrics run_regression(const cell_context& c) {
   const auto n = static_cast<std::size_t>(p.get_int("n"));
   const auto T = static_cast<std::size_t>(p.get_int("T"));
   constexpr std::size_t kP = 3;
-  const double dn = static_cast<double>(n), dT = static_cast<double>(T), dp = kP;
+  const double dn = static_cast<double>(n), dT = static_cast<double>(T);
   const double eps = dd::cell_epsilon(p, dn);
+  const double eps_run = run_epsilon(p, eps);
   data::longitudinal_options lo;
   lo.users = n;
   lo.times = T;
@@ -178,7 +196,7 @@ metrics run_regression(const cell_context& c) {
                      std::sqrt(std::pow(dT, 1.0 - a));
   estimators::local_longitudinal_options o;
   o.base.noise = mechanisms::noise_kind::research_grade;
-  o.base.epsilon = eps;
+  o.base.epsilon = eps_run;
   o.base.rule = estimators::interval_rule::paper(tau);
   o.base.bound = p.get_double("bound");
   auto gd = c.stream(rng::purpose::data);
@@ -202,14 +220,18 @@ metrics run_regression(const cell_context& c) {
     clipped = std::max(clipped, r.fit.diag[j].clipped_fraction);
     if (std::abs(r.fit.ranges[j].midpoint() - model.beta()[j]) > 2.0 * tau) miss = 1.0;
   }
-  // Cor 6.10's privacy term with the log kept exactly: p² θ_hi σ² ln(2pTn²ε²)/(θ_lo² T n ε²).
-  const double rate = dp * dp * theta_hi * sigma2 * std::log(2.0 * dp * dT * dn * dn * eps * eps) /
-                      (theta_lo * theta_lo * dT * dn * eps * eps);
+  // Cor 6.10's privacy term with the log kept exactly, p² θ_hi σ² ln(2pTn²ε²)/(θ_lo² T n ε²), and
+  // the privacy MSE p·2b²/n of the protocol at ε/p, from the cell's inputs (s1_theory).
+  thread_local std::map<std::string, s1_theory::local_regression_prediction> oracles;
+  auto [o_it, fresh] =
+      oracles.try_emplace(std::to_string(n) + "/" + key + "/" + harness::render(p.at("epsilon")));
+  if (fresh) o_it->second = s1_theory::local_regression_oracle({n, T, lo.phi, eps});
+  const double rate = o_it->second.rate, oracle = o_it->second.privacy_mse;
   return {{"sq_err", se},
           {"rate", rate},
           {"sq_err_over_rate", se / rate},
-          {"oracle_mse", 0.0},
-          {"sq_err_over_oracle", 0.0},
+          {"oracle_mse", oracle},
+          {"sq_err_over_oracle", se / oracle},
           {"sq_err_private", sp},
           {"clipped_fraction", clipped},
           {"midpoint_miss", miss},
@@ -228,7 +250,7 @@ metrics run_nonparametric(const cell_context& c) {
   const data::nonparametric model(mo);
   estimators::local_priestley_chao_options o;
   o.noise = mechanisms::noise_kind::research_grade;
-  o.epsilon = eps;
+  o.epsilon = run_epsilon(p, eps);
   o.lipschitz = mo.f.lipschitz();
   o.sup_norm = mo.f.sup_norm();
   o.noise_variance_max = (1.0 + std::abs(phi)) / (1.0 - std::abs(phi));  // spectral bound (§8)
@@ -255,9 +277,10 @@ metrics run_nonparametric(const cell_context& c) {
       clipped + (r.estimate[0] - clipped) * noise_factor(p.get_string("noise"), dn);
   const double truth = mo.f(x0);
   const double e = estimate - truth, q = estimate - clipped;
-  const double s2 = o.noise_variance_max, sm = std::sqrt(s2);
-  const double bt = o.bandwidth * r.tau;
-  const double rate = (bt * bt / s2) * sm / (std::sqrt(dn) * eps);
+  // Cor 6.7's curve for the claimed cell (local bandwidth, Lemma 4.9's radius) from its inputs
+  // (s1_theory), never the result's τ: the central-bandwidth control is measured against it.
+  const double rate =
+      s1_theory::local_priestley_chao_oracle({n, phi, eps, o.lipschitz, o.sup_norm, o.gamma}).rate;
   return {{"sq_err", e * e},
           {"rate", rate},
           {"sq_err_over_rate", e * e / rate},
@@ -281,8 +304,9 @@ metrics run(const cell_context& c) {
 harness::driver make() {
   harness::driver d;
   d.name = kName;
-  // 2: the rate is the privacy term only (1: plus a unit-constant statistical term).
-  d.version = "2";
+  // 3: rate and oracle from the cell's inputs (s1_theory), the regression's oracle,
+  // epsilon_mislabel, noise_epsilon.
+  d.version = "3";
   d.description =
       "Local model, user level (S1 Thm 6.5, Cor 6.6-6.10): local user mean, random effects, "
       "longitudinal regression, Priestley-Chao";
@@ -333,6 +357,12 @@ harness::driver make() {
   };
   const auto budget = dd::budget_params(param_value{1.0}, false);
   d.params.insert(d.params.end(), budget.begin(), budget.end());
+  d.params.push_back(dd::epsilon_mislabel_param());
+  d.params.push_back({"noise_epsilon",
+                      "0 = the cell's eps; e > 0: the users' protocol runs at eps = e whatever the "
+                      "cell claims (negative control)",
+                      param_value{0.0},
+                      harness::non_negative()});
   d.data_keys = {"model", "n", "T", "group_size", "sigma_u", "phi", "mu"};
   d.metric_names = {"sq_err",
                     "rate",

@@ -8,6 +8,10 @@
 // then Algorithm 5 on β̂ ∈ R^{n×3} (basic composition: 8 ln(1/ρ_c) > 3 with ρ_c = δ), (ε, δ =
 // 1/n²)-uDP.
 // Radius (PUBLIC, from the model, never the data):
+//   "exact" [R] (the preset's): τ = sqrt(2 v⋆ ln(2pn/γ)) with v⋆ = max_j Var(β̂_{u,j}) of the
+//                chosen per-user estimator, exact for the design (experiments/s1_theory/
+//                s1_longitudinal.hpp) — the Gaussian "sharper" radius of
+//                docs/theory/dependent-data.md §4.1 transposed to β̂_u;
 //   "pilot" [R]: τ = sqrt(2 v⋆ ln(2pn/γ)) with v⋆ = max_j Var(β̂_{u,j}) of the chosen per-user
 //                estimator, estimated once from 4000 users simulated from the MODEL with a fixed
 //                stream (base seed, model key; replication 0, purpose aux) — the Gaussian
@@ -17,11 +21,12 @@
 //
 // Metrics: sq_err ‖A − β‖²; sq_err_nonprivate ‖β̄ − β‖² (β̄ the average of the β̂_u: the
 // non-private divide-and-conquer estimate); sq_err_private_tau2 ‖A − β̄_clip‖²/τ² (the Laplace
-// part: exactly 3·2(2κ/(n ε_m))²/τ² ∝ n⁻² when nothing is clipped); oracle_mse tr Cov(β̄) + 2p b²
-// (tr Cov(β̂_u) from the pilot); sq_err_over_oracle; failed_coordinates; clipped_fraction (max
-// over coordinates); tau; singular_users.
-// Negative controls: sensitivity_n (noise for a fixed number of users) and shared_effect (an error
-// component common to all users), see run().
+// part: exactly 3·2(2κ/(n ε_m))²/τ² ∝ n⁻² when nothing is clipped); oracle_mse tr Cov(β̂_u)/n + 2p
+// b² from the cell's inputs (s1_theory: exact Cov(β̂_u), b = 36τ/(nε) at the cell's radius);
+// sq_err_over_oracle; nonprivate_over_oracle ‖β̄ − β‖²/(tr Cov(β̂_u)/n); failed_coordinates;
+// clipped_fraction (max over coordinates); tau; singular_users. Negative controls: sensitivity_n
+// (noise for a fixed number of users), shared_effect (an error component common to all users) and
+// epsilon_mislabel (noise at c·ε reported as ε), see run().
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -34,6 +39,7 @@
 #include "dpx/core/normal.hpp"
 #include "dpx/data/user_models.hpp"
 #include "dpx/estimators/user_level.hpp"
+#include "s1_theory/s1_longitudinal.hpp"
 
 namespace dpx::experiments::dd_longitudinal {
 namespace {
@@ -67,8 +73,12 @@ model_constants constants_for(const cell_context& c,
                               double phi,
                               double cphi,
                               estimators::regression_weighting w,
-                              const std::vector<double>& cov) {
+                              const std::vector<double>& cov,
+                              bool with_pilot) {
   model_constants k;
+  const auto [lo, hi] = dd::longitudinal_population_theta(T);
+  k.tau_lemma2 = (hi / (lo * lo)) * make_model(kPilotUsers, T, phi, cphi).log_sobolev();
+  if (!with_pilot) return k;
   const data::longitudinal pilot_model = make_model(kPilotUsers, T, phi, cphi);
   const std::string key = "dd_longitudinal pilot|" + std::to_string(T) + "|" +
                           harness::render(param_value{phi}) + "|" +
@@ -88,8 +98,6 @@ model_constants constants_for(const cell_context& c,
     k.v_star = std::max(k.v_star, q);
     k.trace_cov += q;
   }
-  const auto [lo, hi] = dd::longitudinal_population_theta(T);
-  k.tau_lemma2 = (hi / (lo * lo)) * pilot_model.log_sobolev();
   return k;
 }
 
@@ -118,21 +126,38 @@ metrics run(const cell_context& c) {
   }
   const std::vector<double>& cov = cit->second;
   thread_local std::map<std::string, model_constants> consts;
-  const std::string key = ckey + "/" + harness::render(p.at("covariate_phi")) + "/" + ws;
+  const std::string radius = p.get_string("radius");
+  const std::string key =
+      ckey + "/" + harness::render(p.at("covariate_phi")) + "/" + ws + "/" + radius;
   auto it = consts.find(key);
-  if (it == consts.end()) it = consts.emplace(key, constants_for(c, T, phi, cphi, w, cov)).first;
+  if (it == consts.end())
+    it = consts.emplace(key, constants_for(c, T, phi, cphi, w, cov, radius == "pilot")).first;
   const model_constants k = it->second;
+  // The theorem's prediction for the cell's inputs (s1_theory: the exact Cov(β̂_u) of the design,
+  // never the pilot or the result's noise scale).
+  thread_local std::map<std::string, s1_theory::longitudinal_prediction> oracles;
+  auto [o_it, fresh] =
+      oracles.try_emplace(key + "/" + std::to_string(n) + "/" + harness::render(p.at("epsilon")) +
+                          "/" + harness::render(p.at("gamma")));
+  if (fresh)
+    o_it->second = s1_theory::longitudinal_oracle(
+        {{T, phi, cphi, w == estimators::regression_weighting::weighted},
+         n,
+         eps,
+         p.get_double("gamma")});
+  const s1_theory::longitudinal_prediction& pred = o_it->second;
 
   const double gamma = p.get_double("gamma");
   const double lg = std::log(2.0 * static_cast<double>(kP) * dn / gamma);
-  const std::string radius = p.get_string("radius");
   double tau = 0;
-  if (radius == "pilot") {
+  if (radius == "exact") {
+    tau = std::sqrt(2.0 * pred.v_star * lg);
+  } else if (radius == "pilot") {
     tau = std::sqrt(2.0 * k.v_star * lg);
   } else if (radius == "lemma_5_15") {
     tau = std::sqrt(2.0 * k.tau_lemma2 * lg / static_cast<double>(T));
   } else {
-    core::throw_invalid("dd_longitudinal", "radius", radius, "must be pilot or lemma_5_15");
+    core::throw_invalid("dd_longitudinal", "radius", radius, "must be exact, pilot or lemma_5_15");
   }
 
   auto gd = c.stream(rng::purpose::data);
@@ -149,7 +174,7 @@ metrics run(const cell_context& c) {
   const estimators::panel_view xv{s.x.values(), n, T, kP};
   estimators::longitudinal_options o;
   o.base.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms exactly
-  o.base.target.epsilon = eps;
+  o.base.target.epsilon = eps * p.get_double("epsilon_mislabel");
   o.base.target.delta = delta;
   o.base.rule = estimators::interval_rule::paper(tau);
   o.weighting = w;
@@ -179,10 +204,11 @@ metrics run(const cell_context& c) {
     clipped = std::max(clipped, r.fit.diag[j].clipped_fraction);
     failed += r.fit.diag[j].failed ? 1 : 0;
   }
-  const double oracle =
-      k.trace_cov / dn + 2.0 * static_cast<double>(kP) * r.fit.noise_scale * r.fit.noise_scale;
+  const double oracle = radius == "lemma_5_15" ? pred.mse_lemma : pred.mse;
+  const double stat_oracle = pred.trace_cov / dn;
   return {{"sq_err", se},
           {"sq_err_nonprivate", sn},
+          {"nonprivate_over_oracle", sn / stat_oracle},
           {"sq_err_private_tau2", sp / (tau * tau)},
           {"oracle_mse", oracle},
           {"sq_err_over_oracle", se / oracle},
@@ -196,7 +222,7 @@ metrics run(const cell_context& c) {
 harness::driver make() {
   harness::driver d;
   d.name = "dd_longitudinal";
-  d.version = "3";
+  d.version = "4";  // 4: exact radius and oracle from the inputs (s1_theory), level controls
   d.description =
       "Private longitudinal regression (S1 Def 5.13, Cor 5.16): per-user OLS/GLS, then Alg 5";
   d.params = {
@@ -208,7 +234,9 @@ harness::driver make() {
       {"phi", "AR(1) coefficient of the errors over t", param_value{0.5}},
       {"covariate_phi", "AR(1) coefficient of the covariate z over t", param_value{0.5}},
       {"gamma", "gamma of the radius", param_value{0.1}, harness::open_unit_interval()},
-      {"radius", "pilot (R) | lemma_5_15 (V)", param_value{std::string("pilot")}},
+      {"radius",
+       "exact (R, the exact max Var(beta_u,j)) | pilot (R, estimated) | lemma_5_15 (V)",
+       param_value{std::string("exact")}},
       dd::sensitivity_n_param(),
       {"shared_effect",
        "sd of an error component common to all users (0; > 0: negative control)",
@@ -217,9 +245,11 @@ harness::driver make() {
   };
   const auto budget = dd::budget_params(param_value{1.0});
   d.params.insert(d.params.end(), budget.begin(), budget.end());
+  d.params.push_back(dd::epsilon_mislabel_param());
   d.data_keys = {"n", "T", "phi", "covariate_phi"};
   d.metric_names = harness::metric_list(
-      "sq_err sq_err_nonprivate sq_err_private_tau2 oracle_mse sq_err_over_oracle "
+      "sq_err sq_err_nonprivate nonprivate_over_oracle sq_err_private_tau2 oracle_mse "
+      "sq_err_over_oracle "
       "failed_coordinates clipped_fraction tau singular_users epsilon_used");
   d.run = run;
   return d;
