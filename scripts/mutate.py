@@ -220,14 +220,10 @@ def targets_of(m: dict, bin_dir: str, ctest: str) -> list[str]:
         if kind == "preset":
             t.add("dpx")
             continue
-        rc, out = run([ctest, "--test-dir", bin_dir, "--show-only=json-v1", "-R", arg])
-        try:
-            for test in json.loads(out).get("tests", []):
-                cmd = test.get("command") or []
-                if cmd:
-                    t.add(os.path.basename(cmd[0]))
-        except ValueError:
-            pass
+        for test in ctest_tests(arg, bin_dir, ctest):
+            cmd = test.get("command") or []
+            if cmd:
+                t.add(os.path.basename(cmd[0]))
     return sorted(t)
 
 
@@ -258,11 +254,22 @@ def gtest_failure(out: str) -> str:
     return first_failure_line(out)
 
 
+def ctest_tests(regex: str, bin_dir: str, ctest: str) -> list[dict]:
+    rc, out = run([ctest, "--test-dir", bin_dir, "--show-only=json-v1", "-R", regex])
+    try:
+        return json.loads(out).get("tests", [])
+    except ValueError:
+        return []
+
+
 def run_check(check: str, src: str, bin_dir: str, ctest: str) -> tuple[bool, str]:
-    """(passed, detail). A check that cannot run (no test matched) counts as failed: the
-    baseline pass below catches that as an invalid check."""
+    """(passed, detail); passed is None when the check cannot run (no test matches), which
+    is recorded and never counts as a kill. A preset that fails to run at all does count as
+    failed: the baseline rerun on the unmutated tree catches that as an invalid check."""
     kind, arg = check.split(":", 1)
     if kind == "ctest":
+        if not ctest_tests(arg, bin_dir, ctest):
+            return None, "no registered test matches (its executable is not in 'build'?)"
         rc, out = run([ctest, "--test-dir", bin_dir, "-R", arg, "--output-on-failure",
                        "--no-tests=error"], timeout=CHECK_TIMEOUT,
                       env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
@@ -281,20 +288,28 @@ def run_check(check: str, src: str, bin_dir: str, ctest: str) -> tuple[bool, str
 
 
 def preset_failure(out: str, tmp: str) -> str:
-    """The first failing gated check of rates.md, else the command's failure line."""
-    for dirpath, _, files in os.walk(tmp):
-        if "rates.json" in files:
-            try:
-                with open(os.path.join(dirpath, "rates.json"), encoding="utf-8") as f:
-                    rows = json.load(f)
-            except (OSError, ValueError):
+    """The first failing gated rate of rates.json (name, group, fit), else the failure line."""
+    for dirpath, _, files in sorted(os.walk(tmp)):
+        if "rates.json" not in files:
+            continue
+        try:
+            with open(os.path.join(dirpath, "rates.json"), encoding="utf-8") as f:
+                rows = json.load(f)
+        except (OSError, ValueError):
+            continue
+        for r in rows if isinstance(rows, list) else []:
+            if not isinstance(r, dict) or r.get("pass", True) or r.get("informational"):
                 continue
-            rows = rows.get("rates", rows) if isinstance(rows, dict) else rows
-            for r in rows if isinstance(rows, list) else []:
-                if isinstance(r, dict) and r.get("pass") is False and r.get("gated", True):
-                    name = r.get("name") or r.get("id") or "?"
-                    fit = r.get("fit", r.get("value", ""))
-                    return f"{os.path.basename(dirpath)}/{name} failed (fit {fit})"[:300]
+            if r.get("control"):
+                continue
+            name = r.get("rate", "?") + (f" [{r['group']}]" if r.get("group") else "")
+            fit = r.get("slope") if r.get("kind") == "slope" else r.get("value")
+            fit = f"{fit:.3g}" if isinstance(fit, (int, float)) else "n/a"
+            ci = (f", CI [{r['ci_lo']:.3g}, {r['ci_hi']:.3g}]"
+                  if isinstance(r.get("ci_lo"), (int, float)) and
+                  isinstance(r.get("ci_hi"), (int, float)) else "")
+            return (f"{os.path.basename(dirpath)}/{name}: {r.get('kind')} {fit}{ci}, "
+                    f"control {r.get('control_verdict', '')}")[:300]
     return first_failure_line(out)
 
 
@@ -365,7 +380,10 @@ def run_mutants(mutants: list[dict], args) -> dict:
                 r.update(status="survived", detail="")
                 for check in m["catch"]:
                     passed, detail = run_check(check, src, bin_dir, ctest)
-                    if not passed:
+                    if passed is None:
+                        r.setdefault("not_run", []).append(check)
+                        log(f"{m['id']}: {check} not run: {detail}")
+                    elif not passed:
                         r.update(status="killed", killed_by=check, detail=detail)
                         break
         finally:
@@ -385,7 +403,7 @@ def run_mutants(mutants: list[dict], args) -> dict:
         for check in killers:
             passed, detail = run_check(check, src, bin_dir, ctest)
             log(f"baseline {check}: {'passes' if passed else 'FAILS ' + detail}")
-            if not passed:
+            if passed is False:
                 for r in results:
                     if r.get("killed_by") == check:
                         r.update(status="invalid",
@@ -462,11 +480,16 @@ def write_page(path: str, run_: dict, before: dict | None, catalogue: list[dict]
         sep = "|---|---|---|---|---|---|---|"
     lines += [head, sep]
     bmap = {r["id"]: r for r in (before or {}).get("results", [])}
+    cat = {m["id"]: m for m in catalogue}
     for r in run_["results"]:
         res = r["status"]
         if res == "killed":
             res = f"killed by `{r['killed_by']}`"
         detail = r.get("detail", "")
+        if r["status"] == "survived":
+            detail = r.get("survives_because") or "(no reason recorded)"
+        r = {**r, **{k: cat[r["id"]][k] for k in ("description", "survives_because")
+                     if r["id"] in cat and k in cat[r["id"]]}}
         if r["status"] == "survived":
             detail = r.get("survives_because") or "(no reason recorded)"
         cells = [f"`{r['id']}`", md_escape(r["description"]),
