@@ -211,11 +211,12 @@ def build(cmake: str, bin_dir: str, targets: list[str], jobs: int) -> tuple[bool
     return rc == 0, out
 
 
-def targets_of(m: dict, bin_dir: str, ctest: str) -> list[str]:
-    """m's build list, dpx for a preset check, and the executable of every test its CTest
-    regexes select (so no check runs a binary left over from an earlier mutant)."""
+def targets_of(m: dict, bin_dir: str, ctest: str, check: str | None = None) -> list[str]:
+    """m's build list plus, for one check (or all), dpx for a preset and the executable of
+    every test a CTest regex selects (so no check runs a binary left over from an earlier
+    mutant)."""
     t = set(m["build"])
-    for c in m["catch"]:
+    for c in [check] if check else m["catch"]:
         kind, arg = c.split(":", 1)
         if kind == "preset":
             t.add("dpx")
@@ -373,19 +374,25 @@ def run_mutants(mutants: list[dict], args) -> dict:
             continue
         apply_mutant(src, m)
         try:
-            ok, out = build(cmake, bin_dir, targets_of(m, bin_dir, ctest), args.jobs)
-            if not ok:
-                r.update(status="build_error", detail=first_failure_line(out))
-            else:
-                r.update(status="survived", detail="")
-                for check in m["catch"]:
-                    passed, detail = run_check(check, src, bin_dir, ctest)
-                    if passed is None:
-                        r.setdefault("not_run", []).append(check)
-                        log(f"{m['id']}: {check} not run: {detail}")
-                    elif not passed:
-                        r.update(status="killed", killed_by=check, detail=detail)
+            # Built lazily, check by check: a header mutant killed by a unit test does not
+            # rebuild dpx for a preset that is never run.
+            r.update(status="survived", detail="")
+            built: set[str] = set()
+            for check in m["catch"]:
+                need = [t for t in targets_of(m, bin_dir, ctest, check) if t not in built]
+                if need:
+                    ok, out = build(cmake, bin_dir, need, args.jobs)
+                    if not ok:
+                        r.update(status="build_error", detail=first_failure_line(out))
                         break
+                    built.update(need)
+                passed, detail = run_check(check, src, bin_dir, ctest)
+                if passed is None:
+                    r.setdefault("not_run", []).append(check)
+                    log(f"{m['id']}: {check} not run: {detail}")
+                elif not passed:
+                    r.update(status="killed", killed_by=check, detail=detail)
+                    break
         finally:
             git("checkout", "--", m["file"], cwd=src)
         r["seconds"] = round(time.monotonic() - mt, 1)
@@ -425,6 +432,27 @@ def summary(run_: dict) -> dict:
     return n
 
 
+def merge_runs(paths: list[str]) -> dict:
+    runs = []
+    for p in paths:
+        with open(p, encoding="utf-8") as f:
+            runs.append(json.load(f))
+    merged = dict(runs[0])
+    order = [r["id"] for r in runs[0]["results"]]
+    by_id = {}
+    for run_ in runs:
+        for r in run_["results"]:
+            if r["id"] not in order:
+                order.append(r["id"])
+            by_id[r["id"]] = r
+    merged["results"] = [by_id[i] for i in order]
+    merged["wall_seconds"] = round(sum(r["wall_seconds"] for r in runs), 1)
+    merged["cpu_seconds"] = round(sum(r["cpu_seconds"] for r in runs), 1)
+    merged["commit"] = runs[-1]["commit"]
+    merged["runs"] = len(runs)
+    return merged
+
+
 def md_escape(s: str) -> str:
     return str(s).replace("|", "\\|").replace("\n", " ")
 
@@ -460,7 +488,9 @@ def write_page(path: str, run_: dict, before: dict | None, catalogue: list[dict]
         f"({s['build_error']} build errors, {s['invalid']} invalid, {s['n/a']} not applicable).",
         f"- Cost: wall {fmt_time(run_['wall_seconds'])}, CPU {fmt_time(run_['cpu_seconds'])} "
         f"(user + system of all builds and checks; -j{run_['jobs']}, nice 10, ccache, "
-        f"CMake {run_['cmake']}, incremental scratch build with unity batches off).",
+        f"CMake {run_['cmake']}, incremental scratch build with unity batches off"
+        + (f"; {run_['runs']} runs merged: the full catalogue, then the mutants named in the "
+           f"second run rerun" if run_.get("runs", 1) > 1 else "") + ").",
     ]
     if before:
         b = summary(before)
@@ -492,6 +522,9 @@ def write_page(path: str, run_: dict, before: dict | None, catalogue: list[dict]
                      if r["id"] in cat and k in cat[r["id"]]}}
         if r["status"] == "survived":
             detail = r.get("survives_because") or "(no reason recorded)"
+        detail = re.sub(r"\S*/src/(?=(libs|tests|apps|experiments)/)", "", detail)
+        if r.get("not_run"):
+            detail += f" (not run, no matching test: {', '.join(r['not_run'])})"
         cells = [f"`{r['id']}`", md_escape(r["description"]),
                  "<br>".join(f"`{md_escape(c)}`" for c in r["catch"]),
                  f"`{r['claim']}`" if r["claim"] else "", md_escape(res)]
@@ -545,7 +578,9 @@ def main() -> int:
     ap.add_argument("--nice", type=int, default=10)
     ap.add_argument("--no-baseline", action="store_true",
                     help="skip rerunning the killing checks on the unmutated tree")
-    ap.add_argument("--from-json", help="write the page from a saved run (no build, no checks)")
+    ap.add_argument("--from-json", help="write the page from saved runs (no build, no checks): "
+                    "FILE[,FILE...], a later run's result replacing an earlier one's, costs "
+                    "summed (e.g. the full run plus an --only rerun of some mutants)")
     ap.add_argument("--catalogue", default=CATALOGUE)
     args = ap.parse_args()
     mutants = load_catalogue(args.catalogue)
@@ -566,8 +601,7 @@ def main() -> int:
     if args.out is None and not args.only and not args.subset and rev_is_head:
         args.out = os.path.join(ROOT, "docs", "mutation.md")
     if args.from_json:
-        with open(args.from_json, encoding="utf-8") as f:
-            result = json.load(f)
+        result = merge_runs(args.from_json.split(","))
     else:
         os.nice(args.nice)
         result = run_mutants(selected, args)
