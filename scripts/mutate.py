@@ -403,7 +403,8 @@ def run_mutants(mutants: list[dict], args) -> dict:
     # says nothing (the mutant is then invalid).
     killers = sorted({r["killed_by"] for r in results if r["status"] == "killed"})
     if killers and not args.no_baseline:
-        targets = sorted({t for m in mutants for t in targets_of(m, bin_dir, ctest)})
+        targets = sorted({t for m in mutants for c in killers if c in m["catch"]
+                          for t in targets_of(m, bin_dir, ctest, c)})
         ok, out = build(cmake, bin_dir, targets, args.jobs)
         if not ok:
             raise SystemExit(f"mutate: the unmutated scratch tree does not build:\n{out[-4000:]}")
@@ -447,7 +448,9 @@ def merge_runs(paths: list[str]) -> dict:
             by_id[r["id"]] = r
     merged["results"] = [by_id[i] for i in order]
     merged["wall_seconds"] = round(sum(r["wall_seconds"] for r in runs), 1)
-    merged["cpu_seconds"] = round(sum(r["cpu_seconds"] for r in runs), 1)
+    cpus = [r.get("cpu_seconds") for r in runs]
+    merged["cpu_seconds"] = round(sum(c for c in cpus if c is not None), 1)
+    merged["cpu_partial"] = any(c is None for c in cpus)
     merged["commit"] = runs[-1]["commit"]
     merged["runs"] = len(runs)
     return merged
@@ -486,7 +489,8 @@ def write_page(path: str, run_: dict, before: dict | None, catalogue: list[dict]
         f"- Commit {run_['commit'][:10]}: **{s['valid']} valid mutants, {s['killed']} killed, "
         f"{s['survived']} survived, kill rate {100 * s['rate']:.0f} %** "
         f"({s['build_error']} build errors, {s['invalid']} invalid, {s['n/a']} not applicable).",
-        f"- Cost: wall {fmt_time(run_['wall_seconds'])}, CPU {fmt_time(run_['cpu_seconds'])} "
+        f"- Cost: wall {fmt_time(run_['wall_seconds'])}, CPU "
+        f"{'>= ' if run_.get('cpu_partial') else ''}{fmt_time(run_['cpu_seconds'])} "
         f"(user + system of all builds and checks; -j{run_['jobs']}, nice 10, ccache, "
         f"CMake {run_['cmake']}, incremental scratch build with unity batches off"
         + (f"; {run_['runs']} runs merged: the full catalogue, then the mutants named in the "
@@ -500,7 +504,7 @@ def write_page(path: str, run_: dict, before: dict | None, catalogue: list[dict]
             f"survived, kill rate {100 * b['rate']:.0f} % ({b['n/a']} not applicable: the "
             f"line does not exist there; {b['build_error']} build errors, {b['invalid']} "
             f"invalid). Cost: wall {fmt_time(before['wall_seconds'])}, CPU "
-            f"{fmt_time(before['cpu_seconds'])}.",
+            f"{'>= ' if before.get('cpu_partial') else ''}{fmt_time(before['cpu_seconds'])}.",
         ]
     lines += ["", "## Mutants", ""]
     head = "| id | mutant | catch | claim | result | detail |"
@@ -610,8 +614,7 @@ def main() -> int:
             json.dump(result, f, indent=1)
     before = None
     if args.before:
-        with open(args.before, encoding="utf-8") as f:
-            before = json.load(f)
+        before = merge_runs(args.before.split(","))
     if args.out:
         write_page(args.out, result, before, mutants, args)
         log(f"wrote {args.out}")
