@@ -18,6 +18,7 @@
 //    above 1 / L_s, T < 2, ...); theta0 == theta1 rejected for as_published.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/math/distributions/normal.hpp>
 #include <cmath>
 #include <variant>
@@ -182,6 +183,38 @@ TEST(Istdp, StrictFirstUpdateIsProxOfNoisyGradientStepAtAlphaMax) {
   mechanisms::gaussian::from_sigma(r.noise_scale, r.sensitivity).privatize(xi, g2);
   EXPECT_DOUBLE_EQ(r.x[0], soft(0.5 - 0.1 * xi[0], 0.1 * 0.1));
   EXPECT_DOUBLE_EQ(r.x[1], soft(0.5 - 0.1 * xi[1], 0.1 * 0.1));
+}
+
+// Strict ISTDP's BB step is post-processing of the releases: s = theta^2 - theta^1 and
+// y = xi^2 - xi^1 from the noisy gradients (Yuan & Peng 2023's Algorithm 1 uses the exact ones).
+// Recomputed here from the same noise stream; a step built from the un-noised clipped gradients
+// gives a different theta^3 (at sigma ~ 30 the two y differ by far more than rounding).
+TEST(Istdp, StrictSecondStepIsBbOfTheReleasedGradients) {
+  toy t;
+  const auto o = strict_options(3);
+  auto g1 = rng::stream(11, 0, 0, rng::purpose::noise);
+  const double lambda = 0.1;
+  const auto r = istdp(t.loss, prox::l1_norm(lambda), std::vector<double>{0.5, 0.5}, o, g1);
+  auto g2 = rng::stream(11, 0, 0, rng::purpose::noise);
+  const auto mech = mechanisms::gaussian::from_sigma(r.noise_scale, r.sensitivity);
+  const std::vector<double> th1{0.5, 0.5};
+  std::vector<double> xi1(2), xi2(2);
+  t.loss.clipped_gradient(th1, o.clip_norm, xi1);
+  mech.privatize(xi1, g2);
+  const std::vector<double> th2{soft(th1[0] - o.alpha_max * xi1[0], o.alpha_max * lambda),
+                                soft(th1[1] - o.alpha_max * xi1[1], o.alpha_max * lambda)};
+  t.loss.clipped_gradient(th2, o.clip_norm, xi2);
+  mech.privatize(xi2, g2);
+  double ss = 0, sy = 0;
+  for (int j = 0; j < 2; ++j) {
+    ss += (th2[j] - th1[j]) * (th2[j] - th1[j]);
+    sy += (th2[j] - th1[j]) * (xi2[j] - xi1[j]);
+  }
+  const double alpha = sy > 0 ? std::clamp(ss / sy, o.alpha_min, o.alpha_max) : o.alpha_max;
+  ASSERT_EQ(r.trace.size(), 3u);
+  EXPECT_DOUBLE_EQ(r.trace[2].step, alpha);
+  EXPECT_DOUBLE_EQ(r.x[0], soft(th2[0] - alpha * xi2[0], alpha * lambda));
+  EXPECT_DOUBLE_EQ(r.x[1], soft(th2[1] - alpha * xi2[1], alpha * lambda));
 }
 
 double balle_wang_delta(double eps, double m) {
