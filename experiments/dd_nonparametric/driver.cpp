@@ -23,6 +23,9 @@
 //                        mse_np_exact, τ and b come from the cell's INPUTS by
 //                        experiments/s1_theory/s1_nonparametric (own kernel, test function and
 //                        design; never the estimator's result or dpx::data's constants);
+//   abs_private_over_scale |ξ|/b_L with b_L = 12τ/(nε) of the theory: exactly 1 in expectation
+//                        (E|Lap(b)| = b; relative sd 1, against √5 for ξ²), the level of the
+//                        Laplace scale alone;
 //   sq_err_over_oracle, failed, clipped_fraction, bandwidth, tau, epsilon_used.
 #include <cmath>
 #include <map>
@@ -129,6 +132,7 @@ metrics run(const cell_context& c) {
           {"mse_np_exact", np_mse},
           {"oracle_mse", oracle},
           {"sq_err_over_oracle", e * e / oracle},
+          {"abs_private_over_scale", std::abs(xi) / theory.laplace_scale},
           {"failed", r.diag[0].failed ? 1.0 : 0.0},
           {"clipped_fraction", r.diag[0].clipped_fraction},
           {"bandwidth", o.bandwidth},
@@ -168,6 +172,7 @@ harness::driver make() {
                     "mse_np_exact",
                     "oracle_mse",
                     "sq_err_over_oracle",
+                    "abs_private_over_scale",
                     "failed",
                     "clipped_fraction",
                     "bandwidth",
