@@ -263,7 +263,7 @@ metrics run(const cell_context& c) {
 harness::driver make() {
   harness::driver d;
   d.name = kFn;
-  d.version = "1";
+  d.version = "2";
   d.description =
       "S1 central means: Alg 5 (d > 1), sample split (item and user level), KV baseline, "
       "stable-histogram failure";

@@ -11,8 +11,8 @@
 // X̄)²/τ² — when nothing is clipped exactly 2(12/(nε))² centrally and 2(12/ε)²/n locally, so its
 // slope in n is 2ω − 2 (central) and 2ω − 1 (local); oracle_mse 1/n + 2b² (central) or 1/n + 2b²/n
 // (local), b from the cell's inputs (experiments/s1_theory); sq_err_over_oracle;
-// abs_private_over_scale |A − clipped mean|/b (central: the Laplace draw over the theory's scale,
-// 1 in expectation, relative sd 1; NaN locally); failed (central
+// abs_private_over_scale |A − X̄|/b (central: the Laplace draw, when nothing is clipped, over the
+// theory's scale; 1 in expectation, relative sd 1; NaN locally); failed (central
 // only); clipped_fraction; epsilon_used. Negative controls: sensitivity_n and noise_epsilon rescale
 // the noise draw (see run()).
 #include <cmath>
@@ -66,12 +66,11 @@ metrics run(const cell_context& c) {
   double factor = dd::sensitivity_n_factor(p, dn, model == "central" ? 1.0 : 0.5);
   const double noise_eps = p.get_double("noise_epsilon");
   if (noise_eps > 0) factor *= eps / noise_eps;
+  if (factor != 1.0) {
+    const double clipped = estimators::detail::clipped_sum(x, r.range.lo, r.range.hi).sum / dn;
+    r.estimate = clipped + (r.estimate - clipped) * factor;
+  }
   const bool central = model == "central";
-  // The clipped mean: the central release minus it is its Laplace draw.
-  const double clipped = central || factor != 1.0
-                             ? estimators::detail::clipped_sum(x, r.range.lo, r.range.hi).sum / dn
-                             : 0.0;
-  if (factor != 1.0) r.estimate = clipped + (r.estimate - clipped) * factor;
   const double e = r.estimate - mu, d = r.estimate - xbar;
   // The theorem's MSE for the cell's inputs (S1 Lemma 4.1 / Thm 6.4; s1_theory), never the
   // release's own scale: 1/n + 2b² (central, b = 12τ/(nε)) or 1/n + 2b²/n (local, per-user
@@ -80,24 +79,23 @@ metrics run(const cell_context& c) {
   const double b = model == "central" ? s1_theory::winsorized_laplace_scale(r_interval, n, eps)
                                       : s1_theory::local_laplace_scale(r_interval, eps);
   const double oracle = 1.0 / dn + 2.0 * b * b / (model == "central" ? 1.0 : dn);
-  return {
-      {"sq_err", e * e},
-      {"sq_err_private", d * d},
-      {"sq_err_private_tau2", d * d / (tau * tau)},
-      {"sq_err_tau2", e * e / (tau * tau)},
-      {"oracle_mse", oracle},
-      {"sq_err_over_oracle", e * e / oracle},
-      {"abs_private_over_scale",
-       central ? std::fabs(r.estimate - clipped) / b : std::numeric_limits<double>::quiet_NaN()},
-      {"failed", r.diag.failed ? 1.0 : 0.0},
-      {"clipped_fraction", r.diag.clipped_fraction},
-      {"epsilon_used", eps}};
+  return {{"sq_err", e * e},
+          {"sq_err_private", d * d},
+          {"sq_err_private_tau2", d * d / (tau * tau)},
+          {"sq_err_tau2", e * e / (tau * tau)},
+          {"oracle_mse", oracle},
+          {"sq_err_over_oracle", e * e / oracle},
+          {"abs_private_over_scale",
+           central ? std::fabs(d) / b : std::numeric_limits<double>::quiet_NaN()},
+          {"failed", r.diag.failed ? 1.0 : 0.0},
+          {"clipped_fraction", r.diag.clipped_fraction},
+          {"epsilon_used", eps}};
 }
 
 harness::driver make() {
   harness::driver d;
   d.name = "dd_central_vs_local";
-  d.version = "4";  // 4: oracle from the cell's inputs (s1_theory)
+  d.version = "5";  // 4: oracle from the cell's inputs (s1_theory)
   d.description = "Central (S1 Alg 4) vs local (S1 Alg 8) winsorized means on i.i.d. N(mu, 1)";
   d.params = {
       {"n", "sample size (users), >= 1", std::nullopt, harness::integer_at_least(1)},

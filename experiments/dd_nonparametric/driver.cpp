@@ -143,7 +143,7 @@ metrics run(const cell_context& c) {
 harness::driver make() {
   harness::driver d;
   d.name = "dd_nonparametric";
-  d.version = "2";
+  d.version = "3";
   d.description =
       "Private Priestley-Chao at a point (S1 Cor 4.11), AR(1) noise, Cor 4.11 bandwidth";
   d.params = {

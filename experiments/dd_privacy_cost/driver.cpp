@@ -31,9 +31,10 @@
 //                                                  closed-form n·Var(X̄), b = 4R_I/(nε) of the
 //                                                  rule's R_I at the claimed ε; NaN for kv)
 //   sq_err_over_oracle  sq_err / oracle_mse         tracks the oracle: slope 0 in n
-//   abs_private_over_scale |A − clip mean|/b        the release's Laplace draw over the theory's
-//                                                  scale b (inputs): 1 in expectation (E|Lap(b)|
-//                                                  = b), relative sd 1; NaN for kv
+//   abs_private_over_scale |A − X̄|/b               the release's Laplace draw (when nothing is
+//                                                  clipped) over the theory's scale b (inputs):
+//                                                  1 in expectation (E|Lap(b)| = b), relative
+//                                                  sd 1; NaN for kv
 //   failed              1 if every histogram bin was zeroed (m̂ = 0)
 //   clipped_fraction    fraction of points outside Î
 //   epsilon_used, tau, lambda_max, n_var_mean      the cell's ε, τ, λ_max(Σ), n·Var(X̄)
@@ -146,8 +147,6 @@ metrics run(const cell_context& c) {
   const double lsi = s1_theory::winsorized_oracle_mse(info.lambda_max / dn, b);
   const double e = r.estimate - mu;
   const double priv = (r.estimate - xbar) * (r.estimate - xbar);
-  // The release's own Laplace draw: the estimate minus its clipped mean.
-  const double clipped_mean = estimators::detail::clipped_sum(x, r.range.lo, r.range.hi).sum / dn;
   return {{"sq_err", e * e},
           {"sq_err_mean", (xbar - mu) * (xbar - mu)},
           {"sq_err_mean_noise", (xbar + xi - mu) * (xbar + xi - mu)},
@@ -155,7 +154,7 @@ metrics run(const cell_context& c) {
           {"sq_err_private_tau2", priv / (tau * tau)},
           {"oracle_mse", oracle},
           {"sq_err_over_oracle", e * e / oracle},
-          {"abs_private_over_scale", std::fabs(r.estimate - clipped_mean) / b},
+          {"abs_private_over_scale", std::fabs(r.estimate - xbar) / b},
           {"failed", r.diag.failed ? 1.0 : 0.0},
           {"clipped_fraction", r.diag.clipped_fraction},
           {"epsilon_used", eps},
@@ -171,7 +170,7 @@ metrics run(const cell_context& c) {
 harness::driver make() {
   harness::driver d;
   d.name = "dd_privacy_cost";
-  d.version = "3";  // 2: mu_position, panel; 3: oracle from the inputs, epsilon_mislabel
+  d.version = "4";  // 2: mu_position, panel; 3: oracle from the inputs, epsilon_mislabel
   d.description =
       "Winsorized mean (S1 Alg 4) on Gaussian item-level designs: error, oracle, failure rate";
   d.params = {
