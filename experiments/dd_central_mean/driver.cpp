@@ -35,14 +35,17 @@
 //   oracle_mse        d·Var(X̄) + 2 d b², b the paper's Laplace scale 12τ/(n_m ε′) with ε′ from
 //                     advanced composition (d > 1) and the T-radius (user_split), or KV's scale at
 //                     the data's σ = 1 — whatever the cell's composition, radius_T or kv_sigma,
-//                     so that a negative control is measured against the theory's curve
+//                     so that a negative control is measured against the
+//                     theory's curve. Computed from the cell's INPUTS by
+//                     experiments/s1_theory/s1_central (never from the estimator's result)
 //   sq_err_over_oracle
 //   cor_bound         the two leading terms of Cor D.7 / Cor 5.6 (S1.fix.grouping):
 //                     d ρ ln(4 n_h) (1/n_h + d ln(2/δ)/(n_h² ε²)), ρ = 1 (split) or ρ⋆/T
 //                     (user_split)
 //   sq_err_over_bound sq_err / cor_bound
 //   failed            1 if some coordinate's histogram zeroed every bin (m̂ = 0)
-//   failure_bound     Lemma D.10 at the histogram's own (ε_h, δ_h) and row count m:
+//   failure_bound     Lemma D.10 at the histogram's (ε_h, δ_h) of the cell's composition (from
+//                     the inputs, s1_central) and row count m:
 //                     (e^{ε_h/2}/δ_h) e^{−m ε_h/bound_exponent} + 2 e^{−m/128}, times the number
 //                     of histograms (union bound); bound_exponent = 8 is the lemma's
 //   failed_over_bound failed / failure_bound (its mean is the failure rate over the bound)
@@ -57,6 +60,8 @@
 #include "dpx/data/variates.hpp"
 #include "dpx/estimators/central.hpp"
 #include "dpx/estimators/user_level.hpp"
+#include "s1_theory/s1_central.hpp"
+#include "s1_theory/s1_theory.hpp"
 
 namespace dpx::experiments::dd_central_mean {
 namespace {
@@ -68,19 +73,7 @@ using harness::param_value;
 constexpr const char* kFn = "dd_central_mean";
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
-/// Var of the average of a stationary AR(1) T-vector with unit marginal variance:
-/// (1/T²)[T + 2 Σ_{h=1}^{T−1} (T − h) φ^h] = (1/T²)[T + 2φ(T(1 − φ) − (1 − φ^T))/(1 − φ)²].
-double ar1_mean_variance(double phi, double T) {
-  if (phi == 0.0) return 1.0 / T;
-  const double s = phi * (T * (1.0 - phi) - (1.0 - std::pow(phi, T))) / ((1.0 - phi) * (1.0 - phi));
-  return (T + 2.0 * s) / (T * T);
-}
-
-/// Lemma D.10 (i.i.d. case): P(every bin zeroed) ≤ (e^{ε/2}/δ) e^{−mε/c} + 2 e^{−m/128} for a
-/// stable histogram of m values at (ε, δ); c = 8 in the lemma.
-double failure_bound(double eps, double delta, double m, double c) {
-  return std::exp(0.5 * eps) / delta * std::exp(-m * eps / c) + 2.0 * std::exp(-m / 128.0);
-}
+namespace st = s1_theory;
 
 /// i.i.d. N(mu, 1) values.
 std::vector<double> normal_values(std::size_t count, double mu, rng::philox4x32& g) {
@@ -123,8 +116,23 @@ metrics run(const cell_context& c) {
   // Every estimator fills these; NaN stays where a metric does not apply.
   std::vector<double> estimate;  // A (after the sensitivity_n control)
   std::vector<double> xbar;      // plain mean of the averaged rows, per coordinate
-  double tau = nan, b = nan, b_theory = nan, var_row = 1.0, eps_coord = eps;
+  double tau = nan, b = nan, eps_coord = eps;
   double rho_c = delta, bound = nan, fail_bound = nan, clipped = 0.0;
+  const std::string composition = p.get_string("composition");
+  // The theorem's prediction from the cell's inputs (s1_central): oracle MSE and Cor D.7 bound.
+  st::central_mean_prediction theory;
+  if (est != "projection") {
+    st::central_mean_cell cell;
+    cell.estimator = est;
+    cell.n = n;
+    cell.d = d;
+    cell.T = T;
+    cell.phi = phi;
+    cell.epsilon = eps;
+    cell.delta = delta;
+    cell.gamma = gamma;
+    theory = st::central_mean_oracle(cell);
+  }
   bool failed = false;
   std::size_t mean_rows = n;
 
@@ -134,7 +142,7 @@ metrics run(const cell_context& c) {
     double rho = 1.0;  // LSI constant of one averaged row's coordinates
     if (est == "user_split") {
       // User averages drawn directly: exact in law (see the file comment).
-      var_row = ar1_mean_variance(phi, static_cast<double>(T));
+      const double var_row = st::ar1_mean_variance(phi, T);
       x = normal_values(n, 0.0, gd);
       const double sd = std::sqrt(var_row);
       for (double& v : x) v = mu + sd * v;
@@ -146,8 +154,6 @@ metrics run(const cell_context& c) {
       hist_rows = n / 2;
       mean_rows = n - hist_rows;
       tau = estimators::tau_subgaussian(rho_radius, mean_rows, 0.5);  // sqrt(2 ρ ln(4 n_h))
-      b_theory = 12.0 * estimators::tau_subgaussian(rho, mean_rows, 0.5) /
-                 (static_cast<double>(mean_rows) * eps);
     } else {
       x = normal_values(n * d, mu, gd);
       if (est == "split") {
@@ -159,8 +165,7 @@ metrics run(const cell_context& c) {
       }
     }
     estimators::winsorized_mean_hd_options o{{eps, delta}, estimators::interval_rule::paper(tau)};
-    o.choice =
-        estimators::parse_composition_choice(p.get_string("composition"), kFn, "composition");
+    o.choice = estimators::parse_composition_choice(composition, kFn, "composition");
     o.noise = mechanisms::noise_kind::research_grade;  // S1's mechanisms exactly
     estimators::mean_hd_result r;
     if (est == "alg5") {
@@ -173,25 +178,16 @@ metrics run(const cell_context& c) {
     rho_c = o.slack();
     eps_coord = r.budget.epsilon;
     b = r.noise_scale;
-    if (est != "user_split") {
-      // The paper's scale 12τ/(n_m ε′) with ε′ from advanced composition (Algorithm 5; d = 1:
-      // ε′ = ε), whatever composition the cell uses, so that a control is measured against the
-      // theory's curve.
-      const double ep =
-          d == 1 ? eps
-                 : estimators::split_budget(eps, delta, d, rho_c, core::composition_rule::advanced)
-                       .epsilon;
-      b_theory = 12.0 * tau / (static_cast<double>(mean_rows) * ep);
-    }
-    // Each coordinate's histogram runs at ε′/2 (Algorithm 4's and eq. (1)'s split), δ/d.
+    // Each coordinate's histogram runs at ε′/2 (Algorithm 4's and eq. (1)'s split), δ/d, ε′ of
+    // the cell's composition (computed from the inputs).
     fail_bound =
-        dd_ *
-        failure_bound(0.5 * r.budget.epsilon, r.budget.delta, static_cast<double>(hist_rows), bexp);
+        dd_ * st::histogram_failure_bound(0.5 * st::coordinate_epsilon(eps, d, rho_c, composition),
+                                          delta / dd_,
+                                          static_cast<double>(hist_rows),
+                                          bexp);
     failed = r.failed_coordinates > 0;
     const double nh = static_cast<double>(mean_rows);
-    if (est != "alg5")
-      bound = rho * std::log(4.0 * nh) *
-              (dd_ / nh + dd_ * dd_ * std::log(2.0 / delta) / (nh * nh * eps * eps));
+    bound = theory.cor_bound;
     for (std::size_t j = 0; j < d; ++j) {
       const auto col = column(x, d, j, n - mean_rows, n);
       const double m = dd::mean_of(col);
@@ -215,11 +211,10 @@ metrics run(const cell_context& c) {
       xbar.push_back(m);
       estimate.push_back(cm + (r.estimate - cm) * sens);
       b = r.noise_scale;
-      b_theory = b / o.sigma;  // the scale at the data's true σ = 1 (κ ∝ σ)
-      tau = 0.5 * o.sigma;     // KV's bin half-width
+      tau = 0.5 * o.sigma;  // KV's bin half-width
       failed = r.diag.failed;
       clipped = r.diag.clipped_fraction;
-      fail_bound = failure_bound(0.5 * eps, delta, dn, bexp);
+      fail_bound = st::histogram_failure_bound(0.5 * eps, delta, dn, bexp);
     } else {
       tau = estimators::tau_subgaussian(1.0, n, gamma);
       const auto r = estimators::projection_interval(x,
@@ -229,7 +224,7 @@ metrics run(const cell_context& c) {
                                                      g,
                                                      mechanisms::noise_kind::research_grade);
       failed = r.diag.failed;
-      fail_bound = failure_bound(eps, delta, dn, bexp);
+      fail_bound = st::histogram_failure_bound(eps, delta, dn, bexp);
       estimate.push_back(r.midpoint);
       xbar.push_back(dd::mean_of(x));
     }
@@ -244,8 +239,7 @@ metrics run(const cell_context& c) {
     sp += (estimate[j] - xbar[j]) * (estimate[j] - xbar[j]);
   }
   const bool mean_release = est != "projection";
-  const double nm = static_cast<double>(mean_rows);
-  const double oracle = mean_release ? dd_ * var_row / nm + 2.0 * dd_ * b_theory * b_theory : nan;
+  const double oracle = mean_release ? theory.mse : nan;
   const double fo = failed ? 1.0 : 0.0;
   return {{"sq_err", se},
           {"sq_err_mean", mean_release ? sm : nan},
@@ -269,7 +263,7 @@ metrics run(const cell_context& c) {
 harness::driver make() {
   harness::driver d;
   d.name = kFn;
-  d.version = "1";
+  d.version = "2";
   d.description =
       "S1 central means: Alg 5 (d > 1), sample split (item and user level), KV baseline, "
       "stable-histogram failure";

@@ -10,10 +10,13 @@
 // τ²: S1 Fig 4's flatness is checked on it); sq_err_private (A − X̄)²; sq_err_private_tau2 (A −
 // X̄)²/τ² — when nothing is clipped exactly 2(12/(nε))² centrally and 2(12/ε)²/n locally, so its
 // slope in n is 2ω − 2 (central) and 2ω − 1 (local); oracle_mse 1/n + 2b² (central) or 1/n + 2b²/n
-// (local), b from the cell's inputs (experiments/s1_theory); sq_err_over_oracle; failed (central
+// (local), b from the cell's inputs (experiments/s1_theory); sq_err_over_oracle;
+// abs_private_over_scale |A − X̄|/b (central: the Laplace draw, when nothing is clipped, over the
+// theory's scale; 1 in expectation, relative sd 1; NaN locally); failed (central
 // only); clipped_fraction; epsilon_used. Negative controls: sensitivity_n and noise_epsilon rescale
 // the noise draw (see run()).
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "../dd_common/dd_common.hpp"
@@ -67,6 +70,7 @@ metrics run(const cell_context& c) {
     const double clipped = estimators::detail::clipped_sum(x, r.range.lo, r.range.hi).sum / dn;
     r.estimate = clipped + (r.estimate - clipped) * factor;
   }
+  const bool central = model == "central";
   const double e = r.estimate - mu, d = r.estimate - xbar;
   // The theorem's MSE for the cell's inputs (S1 Lemma 4.1 / Thm 6.4; s1_theory), never the
   // release's own scale: 1/n + 2b² (central, b = 12τ/(nε)) or 1/n + 2b²/n (local, per-user
@@ -81,6 +85,8 @@ metrics run(const cell_context& c) {
           {"sq_err_tau2", e * e / (tau * tau)},
           {"oracle_mse", oracle},
           {"sq_err_over_oracle", e * e / oracle},
+          {"abs_private_over_scale",
+           central ? std::fabs(d) / b : std::numeric_limits<double>::quiet_NaN()},
           {"failed", r.diag.failed ? 1.0 : 0.0},
           {"clipped_fraction", r.diag.clipped_fraction},
           {"epsilon_used", eps}};
@@ -89,7 +95,7 @@ metrics run(const cell_context& c) {
 harness::driver make() {
   harness::driver d;
   d.name = "dd_central_vs_local";
-  d.version = "4";  // 4: oracle from the cell's inputs (s1_theory)
+  d.version = "5";  // 4: oracle from the cell's inputs (s1_theory)
   d.description = "Central (S1 Alg 4) vs local (S1 Alg 8) winsorized means on i.i.d. N(mu, 1)";
   d.params = {
       {"n", "sample size (users), >= 1", std::nullopt, harness::integer_at_least(1)},
@@ -114,6 +120,7 @@ harness::driver make() {
   d.data_keys = {"n", "mu"};
   d.metric_names = harness::metric_list(
       "sq_err sq_err_private sq_err_private_tau2 sq_err_tau2 oracle_mse sq_err_over_oracle "
+      "abs_private_over_scale "
       "failed clipped_fraction epsilon_used");
   d.run = run;
   return d;

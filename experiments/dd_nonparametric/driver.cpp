@@ -3,7 +3,8 @@
 //
 // Data (keyed on n, phi, function, amplitude): fixed design x_i = i/n, Y_i = f(x_i) + ε_i,
 // ε a stationary AR(1) with unit marginal variance and coefficient phi (dpx::data::nonparametric).
-// Estimator: priestley_chao at the single point x0 with the whole (ε, δ = 1/n²), Gaussian kernel,
+// Estimator: priestley_chao at the single point x0 with the whole (ε, δ = 1/n²), Gaussian or box
+// kernel (`kernel`; the box kernel K = ½1{|u| ≤ 1} of Lemma D.14 with L_K := 1),
 // bandwidth b of Cor 4.11 with unit constants, b = (σ_max²/n)^{1/3} ∨ (σ_max/(nε))^{1/2}, and
 // the radius τ of Lemma 4.9 (as printed). PUBLIC constants: L_f and ‖f‖_∞ of the test function and
 // σ_max² = (1 + |φ|)/(1 − |φ|), the spectral bound on λ_max(Σ_n) (docs/theory/dependent-data.md §8)
@@ -14,20 +15,27 @@
 //   sq_err_stat          (A − ξ − f(x0))²: the estimator minus its own Laplace draw ξ (the clipped
 //                        Priestley–Chao mean; equal to the non-private estimate when nothing is
 //                        clipped) — the statistical part, b² + σ²/(nb) ∝ n^{−2/3};
-//   sq_err_private_tau2  ξ²/τ² = Lap(12/(nε))²: exactly 288/(nε)² in expectation;
-//   mse_np_exact         the exact non-private MSE at the same b: bias² + wᵀΣ_n w (w_i = K_i/(nb)),
-//                        computed in O(n) (no Monte Carlo);
-//   oracle_mse           mse_np_exact + 2(12τ/(nε))² (the [R] oracle: exact when nothing clipped);
+//   sq_err_private_tau2  ξ²/τ² = Lap(12/(nε))²: exactly 288/(nε)² in expectation (τ of the
+//                        theory, below);
+//   mse_np_exact         the exact non-private MSE at the theory's b: bias² + wᵀΣ_n w
+//                        (w_i = K_i/(nb)), computed in O(n) (no Monte Carlo);
+//   oracle_mse           mse_np_exact + 2(12τ/(nε))² (the [R] oracle: exact when nothing clipped).
+//                        mse_np_exact, τ and b come from the cell's INPUTS by
+//                        experiments/s1_theory/s1_nonparametric (own kernel, test function and
+//                        design; never the estimator's result or dpx::data's constants);
+//   abs_private_over_scale |ξ|/b_L with b_L = 12τ/(nε) of the theory: exactly 1 in expectation
+//                        (E|Lap(b)| = b; relative sd 1, against √5 for ξ²), the level of the
+//                        Laplace scale alone;
 //   sq_err_over_oracle, failed, clipped_fraction, bandwidth, tau, epsilon_used.
 #include <cmath>
 #include <map>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "../dd_common/dd_common.hpp"
 #include "dpx/data/nonparametric.hpp"
 #include "dpx/estimators/nonparametric.hpp"
+#include "s1_theory/s1_nonparametric.hpp"
 
 namespace dpx::experiments::dd_nonparametric {
 namespace {
@@ -35,27 +43,6 @@ namespace {
 using harness::cell_context;
 using harness::metrics;
 using harness::param_value;
-
-// Exact MSE of the non-private Priestley–Chao estimate (1/n) Σ Y_i K((x_i − x0)/b)/b at x0 with
-// Y = f + ε, Cov ε = φ^{|i−j|}: bias² + wᵀΣw, the quadratic form by the AR(1) backward recursion
-// S_i = φ (w_{i+1} + S_{i+1}), wᵀΣw = Σ w_i² + 2 Σ w_i S_i.
-double exact_np_mse(const data::test_function& f, std::size_t n, double phi, double x0, double b) {
-  const double dn = static_cast<double>(n);
-  std::vector<double> w(n);
-  double mean = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const double xi = static_cast<double>(i) / dn;
-    w[i] = estimators::kernel_value(estimators::kernel_kind::gaussian, (xi - x0) / b) / (b * dn);
-    mean += w[i] * f(xi);
-  }
-  const double bias = mean - f(x0);
-  double q = 0, s = 0;
-  for (std::size_t i = n; i-- > 0;) {
-    q += w[i] * w[i] + 2.0 * w[i] * s;
-    s = phi * (w[i] + s);
-  }
-  return bias * bias + q;
-}
 
 metrics run(const cell_context& c) {
   const auto& p = c.params;
@@ -83,6 +70,12 @@ metrics run(const cell_context& c) {
   if (fixed_b < 0) core::throw_invalid("dd_nonparametric", "bandwidth", fixed_b, "must be >= 0");
   o.bandwidth =
       fixed_b > 0 ? fixed_b : estimators::priestley_chao_bandwidth(o.noise_variance_max, n, eps);
+  const std::string kernel = p.get_string("kernel");
+  if (kernel == "box") {
+    o.kernel = estimators::kernel_kind::box;
+  } else if (kernel != "gaussian") {
+    core::throw_invalid("dd_nonparametric", "kernel", kernel, "must be gaussian or box");
+  }
   const std::string radius = p.get_string("radius");
   if (radius == "safe") {
     o.radius = estimators::pc_radius::safe;
@@ -90,13 +83,25 @@ metrics run(const cell_context& c) {
     core::throw_invalid("dd_nonparametric", "radius", radius, "must be lemma_4_9 or safe");
   }
 
-  // The exact non-private MSE depends only on (function, n, phi, x0, b): cached per thread.
-  thread_local std::map<std::tuple<std::string, std::size_t, double, double, double>, double> cache;
-  const auto key = std::make_tuple(
-      p.get_string("function") + "/" + harness::render(p.at("amplitude")), n, phi, x0, o.bandwidth);
-  auto it = cache.find(key);
-  if (it == cache.end()) it = cache.emplace(key, exact_np_mse(mo.f, n, phi, x0, o.bandwidth)).first;
-  const double np_mse = it->second;
+  // The theory's prediction from the cell's inputs (s1_nonparametric; an O(n) sum, cached per
+  // thread and cell).
+  thread_local std::map<std::uint64_t, s1_theory::pc_prediction> cache;
+  auto it = cache.find(c.cell_hash);
+  if (it == cache.end()) {
+    s1_theory::pc_cell pc;
+    pc.n = n;
+    pc.phi = phi;
+    pc.function = p.get_string("function");
+    pc.amplitude = p.get_double("amplitude");
+    pc.x0 = x0;
+    pc.epsilon = eps;
+    pc.gamma = o.gamma;
+    pc.kernel = kernel;
+    pc.bandwidth = fixed_b;
+    it = cache.emplace(c.cell_hash, s1_theory::pc_oracle(pc)).first;
+  }
+  const s1_theory::pc_prediction& theory = it->second;
+  const double np_mse = theory.mse_np;
 
   auto gd = c.stream(rng::purpose::data);
   const data::regression_sample s = model.sample(n, gd);
@@ -120,13 +125,14 @@ metrics run(const cell_context& c) {
   xi *= dd::sensitivity_n_factor(p, dn);
   const double estimate = clipped_mean + xi;
   const double e = estimate - fx, es = clipped_mean - fx;
-  const double oracle = np_mse + 2.0 * r.noise_scale * r.noise_scale;
+  const double oracle = theory.mse;
   return {{"sq_err", e * e},
           {"sq_err_stat", es * es},
-          {"sq_err_private_tau2", xi * xi / (r.tau * r.tau)},
+          {"sq_err_private_tau2", xi * xi / (theory.tau * theory.tau)},
           {"mse_np_exact", np_mse},
           {"oracle_mse", oracle},
           {"sq_err_over_oracle", e * e / oracle},
+          {"abs_private_over_scale", std::abs(xi) / theory.laplace_scale},
           {"failed", r.diag[0].failed ? 1.0 : 0.0},
           {"clipped_fraction", r.diag[0].clipped_fraction},
           {"bandwidth", o.bandwidth},
@@ -137,7 +143,7 @@ metrics run(const cell_context& c) {
 harness::driver make() {
   harness::driver d;
   d.name = "dd_nonparametric";
-  d.version = "2";
+  d.version = "3";
   d.description =
       "Private Priestley-Chao at a point (S1 Cor 4.11), AR(1) noise, Cor 4.11 bandwidth";
   d.params = {
@@ -151,6 +157,10 @@ harness::driver make() {
        "lemma_4_9 (as printed) | safe (docs/theory/dependent-data.md §4.4)",
        param_value{std::string("lemma_4_9")}},
       {"bandwidth", "b; 0 = Cor 4.11's (a fixed b > 0 is a negative control)", param_value{0.0}},
+      {"kernel",
+       "gaussian | box (S1 Lemma D.14)",
+       param_value{std::string("gaussian")},
+       harness::one_of({"gaussian", "box"})},
       dd::sensitivity_n_param(),
   };
   const auto budget = dd::budget_params(std::nullopt);
@@ -162,6 +172,7 @@ harness::driver make() {
                     "mse_np_exact",
                     "oracle_mse",
                     "sq_err_over_oracle",
+                    "abs_private_over_scale",
                     "failed",
                     "clipped_fraction",
                     "bandwidth",
