@@ -13,9 +13,9 @@
 // threshold test on half of them and bounds its error rates on the other half with Clopper–Pearson
 // at `confidence` (auditor.hpp). `broken` halves the noise (b, sigma; randomized response,
 // histograms, selection mechanisms, the median: 2 eps; estimators: the mean stage's noise; the
-// histogram-stage pairs: both stages at 2 eps) while claiming the original guarantee
-// (mechanisms and estimators only). design (solvers): the canary pair, "sign" or "curvature"
-// (audits.hpp).
+// histogram-stage pairs: both stages at 2 eps; solvers: ISTDP and noisy PGD calibrated for
+// 8 eps, DP-SGD at sigma / 8, audits.hpp) while claiming the original guarantee. design
+// (solvers): the canary pair, "sign" or "curvature" (audits.hpp).
 //
 // Metrics (per replication):
 //   epsilon_lower_bound  the audit's bound (>= 0)
@@ -59,12 +59,13 @@ metrics run(const cell_context& ctx) {
   auto g = ctx.stream(rng::purpose::audit);
   audit::named_audit_result r;
   if (is_solver(target)) {
-    if (broken) core::throw_invalid(kFn, "broken", "true", "applies to mechanisms only");
     audit::solver_audit_spec s;
+    s.broken = broken;
     s.solver = target;
     s.target.epsilon = epsilon;
     s.target.delta = delta;
     s.iterations = p.get_int("iterations");
+    s.noise_multiplier = p.get_double("dp_sgd_noise_multiplier");
     const std::string design = p.get_string("design");
     if (design == "curvature")
       s.design = audit::canary_design::curvature;
@@ -91,7 +92,7 @@ metrics run(const cell_context& ctx) {
 harness::driver make_driver() {
   harness::driver d;
   d.name = "privacy_audit";
-  d.version = "2";  // 2: estimator claims are the mean stage's share; kv_mean, local_mean
+  d.version = "3";  // 3: solvers' broken variants; 2: estimator claims are the mean stage's share
   d.description =
       "Empirical lower bound on epsilon (dpx::audit) for a mechanism, estimator or private "
       "solver on its worst-case neighbouring pair";
@@ -107,7 +108,8 @@ harness::driver make_driver() {
        harness::param_value{1e-5},
        harness::open_unit_interval()},
       {"broken",
-       "halve the noise while claiming the original guarantee (mechanisms, estimators)",
+       "scale the noise down while claiming the original guarantee (mechanisms, estimators: "
+       "halved; solvers: calibrated for 8 eps, DP-SGD sigma / 8)",
        harness::param_value{false}},
       {"confidence",
        "confidence of the lower bound, in (0, 1)",
@@ -117,6 +119,10 @@ harness::driver make_driver() {
        "solver iterations T (solver targets)",
        harness::param_value{std::int64_t{5}},
        harness::integer_at_least(1)},
+      {"dp_sgd_noise_multiplier",
+       "DP-SGD noise multiplier sigma (solver dp_sgd; the claim is its RDP accountant's epsilon)",
+       harness::param_value{1.0},
+       harness::positive()},
       {"design",
        "solver canary pair: \"sign\" (y = -Y vs +Y) or \"curvature\" (x = e_1 vs null)",
        harness::param_value{std::string("sign")},

@@ -137,6 +137,8 @@ const std::vector<smoke_case>& cases_table() {
        {"grid.zip=[{rule=[\"paper\"], radius_factor=[3.0], bin=[\"tau\"]}]"}},
       {"dd_central_vs_local", "central_level", {"grid.model=central", "grid.omega=[0.5]"}},
       {"dd_kv_baseline", "tracks_rate", {"grid.epsilon=[1.0]"}},
+      // The Laplace audit on the trials sweep (4 cells and their broken controls, one audit each).
+      {"privacy_audit", "audit_laplace", {"grid.target=[\"laplace\"]"}},
       // Both checks of S1 Cor 5.6 (the whole quick form, about 1 s each).
       {"dd_user_split", "error_1_over_T", {}},
       {"dd_user_split", "failure_term_does_not_shrink", {}},

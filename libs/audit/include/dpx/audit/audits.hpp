@@ -143,6 +143,12 @@ struct solver_audit_spec {
   double step_size = 0.5;          ///< noisy PGD and DP-SGD step, > 0
   double sampling_rate = 0.5;      ///< DP-SGD q in (0, 1]
   double noise_multiplier = 1.0;   ///< DP-SGD sigma > 0 (claim: RDP accountant at delta)
+  /// Broken variant (a negative control for the audit): the noise is scaled down while the
+  /// ORIGINAL guarantee is claimed: ISTDP and noisy PGD calibrate their noise for
+  /// broken_factor * epsilon (noise at 8 eps reported as eps), DP-SGD runs at
+  /// noise_multiplier / broken_factor. solver_claimed_epsilon ignores it.
+  bool broken = false;
+  static constexpr double broken_factor = 8;
   void validate() const;
 };
 
