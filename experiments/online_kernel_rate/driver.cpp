@@ -1,9 +1,13 @@
 // Driver `online_kernel_rate`: DP online kernel regression (Nie & Wang 2017;
 // docs/theory/online-kernel.md) — error against the number of steps t.
 //
-// Target f_rho = sum_j b_j K(c_j, .) (Gaussian kernel, bandwidth h, 5 fixed centres on [0, 1]), so
-// ||f_t - f_rho||_K is computed exactly from the two expansions. x ~ U[0, 1], y = f_rho(x) + U(-a,
-// a) with |y| <= M = 1. After t steps (theta, t0 = (kappa^2 + 1)^(1/theta)):
+// Target f_rho = s sum_j b_j K(c_j, .) (Gaussian kernel, bandwidth h, 5 fixed centres on [0, 1];
+// s = target_scale, 1 by default), so ||f_t - f_rho||_K is computed exactly from the two
+// expansions. x ~ U[0, 1], y = f_rho(x) + U(-a, a) with |y| <= M = 1. target_scale = 0 is the
+// case without regularisation bias (f_rho = 0, so f_lambda = (L_K + lambda)^-1 L_K f_rho = 0 for
+// every lambda): the response is pure noise independent of x and the error is the sample error
+// that the martingale argument of Nie & Wang (2017, proof of Theorem 2) bounds. After t steps
+// (theta, t0 = (kappa^2 + 1)^(1/theta)):
 //   rkhs_error        ||f_t - f_rho||_K (nonprivate part; the same for every epsilon)
 //   l2_error          root mean square of f_t - f_rho on a 200-point grid of [0, 1]
 //   l2_error_private  the same for per-query private answers f_t(x) + Lap(C_t/eps) (each answer
@@ -16,6 +20,7 @@
 //                     one gated rate can group the thetas (medians commute with the power)
 //   approx_error      ||f_lambda - f_rho||_K at lambda = lambda_{t-1} (Nystrom, 400 nodes)
 //   sample_error      ||f_t - f_lambda||_K (the rest: martingale noise and path drift)
+//   error_over_approx rkhs_error / approx_error (NaN when f_rho = 0)
 //   privacy_noise_sd  sqrt(2) C_t / eps, C_t = 2 kappa^2 (kappa^2 + 1) M / (t - 1 + t0)^(2 theta -
 //   1) bound             Theorem 2's C_eps t^-(theta - 1/2) (without the 4/delta factor), C_eps =
 //                     4(kappa^2+1) kappa M / eps + t0 ||f_rho||_K + (11/3)(kappa M +
@@ -38,8 +43,8 @@
 // eta_{t-1}/lambda_{t-1}, eta_{t-1}): a bound that decays too fast, which the measured
 // differences (~ 2 kappa^2 M eta_{t-1}: the flip at the last position) exceed once
 // (t + t0)^(1 - theta) > kappa^2 + 1.
-// Data are keyed on (t, theta, h, noise): every epsilon sees the same stream (common random
-// numbers).
+// Data are keyed on (t, theta, h, noise): every epsilon and every target_scale sees the same
+// stream (common random numbers: the same x and response noise, only f_rho differs).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -161,17 +166,21 @@ metrics run(const cell_context& ctx) {
   const double a = p.get_double("noise");
   core::check_at_least("online_kernel_rate", "t", t, 1);
   core::check_closed_interval("online_kernel_rate", "noise", a, 0.0, 0.25);
+  const double scale = p.get_double("target_scale");
+  // sup |f_rho| = 0.34 on [0, 1] at s = 1 and a <= 0.25: s <= 1 keeps |y| <= M = 1.
+  core::check_closed_interval("online_kernel_rate", "target_scale", scale, 0.0, 1.0);
+  double weights[5];
+  for (int j = 0; j < 5; ++j) weights[j] = scale * kWeights[j];
   const solvers::kernel k{solvers::kernel_kind::gaussian, h};
   const auto K = [&](double u, double v) { return std::exp(-(u - v) * (u - v) / (2 * h * h)); };
   const auto f_rho = [&](double x) {
     double s = 0;
-    for (int j = 0; j < 5; ++j) s += kWeights[j] * K(kCentres[j], x);
+    for (int j = 0; j < 5; ++j) s += weights[j] * K(kCentres[j], x);
     return s;
   };
   double norm_rho2 = 0;
   for (int i = 0; i < 5; ++i)
-    for (int j = 0; j < 5; ++j)
-      norm_rho2 += kWeights[i] * kWeights[j] * K(kCentres[i], kCentres[j]);
+    for (int j = 0; j < 5; ++j) norm_rho2 += weights[i] * weights[j] * K(kCentres[i], kCentres[j]);
   solvers::online_kernel_options o;
   o.theta = theta;
   o.output_bound = 1.0;
@@ -214,7 +223,7 @@ metrics run(const cell_context& ctx) {
     double row = 0;
     for (std::size_t j = 0; j < i; ++j) row += c[j] * K(xs[i], xs[j]);
     quad += c[i] * (2 * row + c[i]);
-    for (int j = 0; j < 5; ++j) cross += c[i] * kWeights[j] * K(xs[i], kCentres[j]);
+    for (int j = 0; j < 5; ++j) cross += c[i] * weights[j] * K(xs[i], kCentres[j]);
   }
   const double rkhs = std::sqrt(std::fmax(quad - 2 * cross + norm_rho2, 0.0));
   // The regularisation path f_lambda = (L_K + lambda)^{-1} L_K f_rho at the lambda of the last
@@ -257,7 +266,7 @@ metrics run(const cell_context& ctx) {
     double row = 0;
     for (int j = 0; j < nq; ++j) row += K(gq[i], gq[j]) * alpha[j];
     aka += alpha[i] * row;
-    for (int j = 0; j < 5; ++j) akb += alpha[i] * K(gq[i], kCentres[j]) * kWeights[j];
+    for (int j = 0; j < 5; ++j) akb += alpha[i] * K(gq[i], kCentres[j]) * weights[j];
     double rx = 0;
     for (std::size_t j = 0; j < c.size(); ++j) rx += K(gq[i], xs[j]) * c[j];
     akc += alpha[i] * rx;
@@ -298,6 +307,7 @@ metrics run(const cell_context& ctx) {
       {"private_noise_root", std::pow(std::sqrt(noise2), 1.0 / (2 * theta - 1))},
       {"approx_error", approx},
       {"sample_error", sample},
+      {"error_over_approx", approx > 0 ? rkhs / approx : nan},
       {"bound", c_eps * std::pow(double(t), -(theta - 0.5))},
       {"sens_sup", sens.sup},
       {"sens_rkhs", sens.rkhs},
@@ -309,7 +319,7 @@ metrics run(const cell_context& ctx) {
 harness::driver make_driver() {
   harness::driver d;
   d.name = "online_kernel_rate";
-  d.version = "5";
+  d.version = "6";
   d.description =
       "DP online kernel regression (Nie & Wang 2017): RKHS and L2 error against t, per-query "
       "Laplace";
@@ -325,6 +335,10 @@ harness::driver make_driver() {
        "theorem (eq. (17)'s C_t, Lemma 2's D_t) | inv_t (negative control: power of t -1)",
        harness::param_value{std::string("theorem")},
        harness::one_of({"theorem", "inv_t"})},
+      {"target_scale",
+       "scale s of the target f_rho = s sum_j b_j K(c_j, .), in [0, 1]; 0: f_rho = 0, no "
+       "regularisation bias (positive control of Theorem 2's rate)",
+       harness::param_value{1.0}},
       {"sensitivity_replications",
        "replications (epsilon = inf cells) that measure Theorem 1's sensitivity; NaN in others",
        harness::param_value{std::int64_t{4}},
@@ -333,7 +347,8 @@ harness::driver make_driver() {
   d.data_keys = {"t", "theta", "bandwidth", "noise"};
   d.metric_names = harness::metric_list(
       "rkhs_error l2_error l2_error_private privacy_noise_sd private_noise_rms private_noise_root "
-      "approx_error sample_error bound sens_sup sens_rkhs sens_sup_ratio sens_rkhs_ratio "
+      "approx_error sample_error error_over_approx bound sens_sup sens_rkhs sens_sup_ratio "
+      "sens_rkhs_ratio "
       "sens_early_ratio");
   d.run = run;
   return d;

@@ -115,6 +115,11 @@ const std::vector<smoke_case>& cases_table() {
       // Theorem 1 measured: only the eps = inf cells measure the sensitivity (deterministic
       // ratios; the control fails at theta = 0.9 only at the quick form's t = 3000).
       {"online_kernel_rate", "thm1_sup_sensitivity", {"grid.epsilon=[inf]"}},
+      // The error follows the regularisation bias (control: the bias shrunk 50x); eps = inf cells
+      // without Theorem 1's measurement (quick form, 4 replications).
+      {"online_kernel_rate",
+       "error_follows_bias",
+       {"grid.epsilon=[inf]", "fixed.sensitivity_replications=0"}},
       // dd_central_mean: every gated check (the preset's cells of each, quick replications).
       // Algorithm 5 at d = 16 (the quick form's 4 n); d in {2, 4, 8, 16} at n = 16000; the
       // sample split at d = 16 (3 n: n = 8000 is excluded for it).
