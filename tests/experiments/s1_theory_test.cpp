@@ -31,6 +31,13 @@ TEST(S1Theory, MeanVariancesOfTheDesigns) {
   EXPECT_NEAR(st::ar1_mean_variance(0.95, 2), 0.975, 1e-15);
   EXPECT_NEAR(st::ar1_mean_variance(0.95, 100), 0.3144499602207452, 1e-14);
   EXPECT_NEAR(st::ar1_mean_variance(0.0, 7), 1.0 / 7.0, 1e-15);
+  // T = 1e10 (dd_user_split's longest users): the closed form (1 + phi)/((1 - phi) T)
+  // - 2 phi (1 - phi^T)/((1 - phi)^2 T^2) with phi^T = 0, i.e. 3.9e-9 - 7.6e-18.
+  EXPECT_NEAR(st::ar1_mean_variance(0.95, 10000000000u) / (3.9e-9 - 7.6e-18), 1.0, 1e-12);
+  EXPECT_NEAR(
+      st::ar1_mean_variance(-0.5, 10000000000u) / (1.0 / 3.0 / 1e10 + 2.0 * 0.5 / (2.25 * 1e20)),
+      1.0,
+      1e-12);
   // n·Var(X̄): ar1 n = 50, φ = 0.5 (dense sum 2.92); equi 1 + (n − 1)c; equi_inv_n 2;
   // fgn n^{2H−1}; iid 1.
   EXPECT_NEAR(st::design_n_var_mean("ar1", 50, 0.5), 2.92, 1e-12);
