@@ -188,7 +188,8 @@ TEST(Calibration, FloatSafeGuarantees) {
   EXPECT_LE(f.scale(), 4.0 * (1.0 + 1e-5));
   // The scalar release's law is the rounded query's (Mironov 2012, Thm 1: snapping adds one grid
   // unit to the sensitivity): its scale is at least Lambda (floor(Delta/Lambda) + 1)/eps, computed
-  // here independently of the class; with floor(Delta/Lambda) alone the loss is eps (1 + Lambda/Delta).
+  // here independently of the class; with floor(Delta/Lambda) alone the loss is eps (1 +
+  // Lambda/Delta).
   EXPECT_GE(f.scale(), (std::floor(2.0 / 0x1p-18) + 1.0) * 0x1p-18 / 0.5);
   EXPECT_EQ(f.scale(), f.granularity() * f.noise_for_dimension(1).scale());
   const auto g = mechanisms::float_safe_gaussian::from_sigma(3.0, 1.5);

@@ -122,8 +122,8 @@ struct claim_status {
 /// (<results_dir>/<experiment>/rates.json). Verdict: "fails" when any gated check fails
 /// (including a refutation that did not reproduce); else "refuted" when a refutation check
 /// reproduces (for a correction, id "<paper>.fix.<topic>", a reproduced refutation confirms it:
-/// it counts as holding); else "holds" (or "holds_restated" when the claim has `restated`) when a gated
-/// check holds; else the ledger's status when it has one; else "no_results" (gated checks
+/// it counts as holding); else "holds" (or "holds_restated" when the claim has `restated`) when a
+/// gated check holds; else the ledger's status when it has one; else "no_results" (gated checks
 /// without results, or only informational checks and no status).
 std::vector<claim_status> join_claims(const claims_ledger& ledger,
                                       const std::map<std::string, std::vector<claim_check>>& checks,
