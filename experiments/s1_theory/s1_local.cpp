@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "dpx/core/error.hpp"
+#include "s1_nonparametric.hpp"
 #include "s1_theory.hpp"
 
 namespace dpx::experiments::s1_theory {
@@ -84,17 +85,13 @@ local_priestley_chao_prediction local_priestley_chao_oracle(const local_priestle
   require_local(c.epsilon > 0, "epsilon", c.epsilon, "must be > 0");
   require_local(std::fabs(c.phi) < 1, "phi", c.phi, "must be in (-1, 1)");
   require_local(c.gamma > 0 && c.gamma < 1, "gamma", c.gamma, "must be in (0, 1)");
-  constexpr double kPi = 3.14159265358979323846;
   const double dn = static_cast<double>(c.n);
-  const double k_sup = 1.0 / std::sqrt(2.0 * kPi), k_lip = k_sup * std::exp(-0.5);
-  const double mu1 = std::sqrt(2.0 / kPi);
   local_priestley_chao_prediction p;
   p.noise_variance_max = (1.0 + std::fabs(c.phi)) / (1.0 - std::fabs(c.phi));
   const double s2 = p.noise_variance_max, sm = std::sqrt(s2);
   p.bandwidth = std::max(std::cbrt(s2 / dn), std::sqrt(sm / (std::sqrt(dn) * c.epsilon)));
-  const double b = p.bandwidth, l = std::log(2.0 * dn / c.gamma);
-  p.tau = b * (c.lipschitz * mu1 + c.sup_norm) +
-          (c.lipschitz * k_sup + c.sup_norm * k_lip + std::sqrt(2.0 * s2 * k_sup * l)) / b;
+  const double b = p.bandwidth;
+  p.tau = pc_radius(pc_kernel_named("gaussian"), b, c.lipschitz, c.sup_norm, s2, c.n, c.gamma);
   p.rate = (b * p.tau) * (b * p.tau) / s2 * sm / (std::sqrt(dn) * c.epsilon);
   return p;
 }

@@ -78,6 +78,20 @@ double pc_exact_np_mse(
   return bias * bias + q;
 }
 
+double pc_radius(const pc_kernel& k,
+                 double bandwidth,
+                 double lipschitz,
+                 double sup_norm,
+                 double sigma2,
+                 std::size_t n,
+                 double gamma) {
+  const double b = bandwidth, dn = static_cast<double>(n);
+  return b * (lipschitz * k.mu1 + sup_norm) +
+         (lipschitz * k.sup + sup_norm * k.lipschitz +
+          std::sqrt(2.0 * sigma2 * k.sup * std::log(2.0 * dn / gamma))) /
+             b;
+}
+
 pc_prediction pc_oracle(const pc_cell& c) {
   require(c.n >= 1, "n", 0.0, "must be >= 1");
   require(c.epsilon > 0, "epsilon", c.epsilon, "must be > 0");
@@ -92,11 +106,7 @@ pc_prediction pc_oracle(const pc_cell& c) {
                                 : std::max(std::cbrt(p.sigma2_max / dn),
                                            std::sqrt(std::sqrt(p.sigma2_max) / (dn * c.epsilon)));
   const double b = p.bandwidth, lf = f.lipschitz(), fs = f.sup_norm();
-  // Lemma 4.9 as printed: b(L_f μ₁ + ‖f‖_∞) + (L_f‖K‖_∞ + ‖f‖_∞ L_K + √(2σ²‖K‖_∞ ln(2n/γ)))/b.
-  p.tau = b * (lf * k.mu1 + fs) +
-          (lf * k.sup + fs * k.lipschitz +
-           std::sqrt(2.0 * p.sigma2_max * k.sup * std::log(2.0 * dn / c.gamma))) /
-              b;
+  p.tau = pc_radius(k, b, lf, fs, p.sigma2_max, c.n, c.gamma);
   // Algorithm 4 on Z_i: sensitivity 2·3τ/n released at ε/2.
   p.laplace_scale = 12.0 * p.tau / (dn * c.epsilon);
   p.mse_np = pc_exact_np_mse(f, k, c.n, c.phi, c.x0, b);

@@ -56,6 +56,17 @@ pc_prediction pc_oracle(const pc_cell& c);
 /// The exact non-private MSE of (1/(nb)) Σ Y_i K((i/n − x0)/b) with Y_i = f(i/n) + ε_i,
 /// Cov ε = φ^{|i−j|}: bias² + wᵀΣw, the quadratic form by the AR(1) recursion
 /// S_i = φ(w_{i+1} + S_{i+1}), wᵀΣw = Σ w_i² + 2Σ w_i S_i (exact, O(n)).
+/// Lemma 4.9's radius as printed: tau = b(L_f mu_1 + ||f||_inf) + (L_f ||K||_inf + ||f||_inf L_K
+/// + sqrt(2 sigma2 ||K||_inf ln(2n/gamma)))/b (the one home of the formula: dd_nonparametric's and
+/// dd_local's Priestley-Chao oracles).
+double pc_radius(const pc_kernel& k,
+                 double bandwidth,
+                 double lipschitz,
+                 double sup_norm,
+                 double sigma2,
+                 std::size_t n,
+                 double gamma);
+
 double pc_exact_np_mse(
     const pc_function& f, const pc_kernel& k, std::size_t n, double phi, double x0, double b);
 
