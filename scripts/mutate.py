@@ -7,6 +7,11 @@ Usage (scripts/mutate.sh is the entry point; see --help):
   scripts/mutate.sh --lint                       every anchor applies exactly once (fast)
   scripts/mutate.sh [--only a,b] [--subset ci]   run mutants (scratch worktree, never the caller's)
       [--out docs/mutation.md] [--json FILE] [--before FILE] [--rev REV] [--build-dir DIR]
+      [--stage preset|ctest]                     only the checks of one kind (preset: the verdicts)
+  scripts/mutate.sh --in-place build/release ... mutate this checkout's files (restored after
+                                                 each mutant) and rebuild its existing build tree
+                                                 incrementally: the CI step, which reuses the tree
+                                                 scripts/test.sh built
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import os
 import re
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -104,13 +110,22 @@ def anchor_error(src_root: str, m: dict) -> str | None:
     return None
 
 
-def apply_mutant(src_root: str, m: dict) -> None:
+def apply_mutant(src_root: str, m: dict) -> str:
+    """Applies m; returns the file's original text (for restore_file)."""
     path = os.path.join(src_root, m["file"])
     with open(path, encoding="utf-8") as f:
         text = f.read()
     assert text.count(m["find"]) == 1
     with open(path, "w", encoding="utf-8") as f:
         f.write(text.replace(m["find"], m["replace"], 1))
+    return text
+
+
+def restore_file(src_root: str, m: dict, text: str) -> None:
+    """Writes the original text back with a fresh modification time (so make rebuilds)."""
+    path = os.path.join(src_root, m["file"])
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
 
 
 def claim_ids() -> set[str]:
@@ -342,10 +357,26 @@ def run_mutants(mutants: list[dict], args) -> dict:
         os.environ["CMAKE_CXX_COMPILER_LAUNCHER"] = "ccache"
     os.environ.setdefault("CCACHE_BASEDIR", os.path.dirname(ROOT))
     t0 = time.monotonic()
-    src = prepare_scratch(args.build_dir, args.rev)
-    commit = git("rev-parse", "HEAD", cwd=src)
-    bin_dir = configure(src, cmake)
-    log(f"scratch tree {src} at {commit[:10]}; CMake {cmake_version(cmake)}; -j{args.jobs}")
+    if args.in_place:
+        # The caller's checkout and its configured build tree (unity batches as configured).
+        src = ROOT
+        bin_dir = os.path.abspath(args.in_place)
+        if not os.path.isfile(os.path.join(bin_dir, "CMakeCache.txt")):
+            raise SystemExit(f"mutate: --in-place {bin_dir} is not a configured build tree")
+        commit = git("rev-parse", "HEAD")
+        log(f"in place: {src} at {commit[:10]}, build tree {bin_dir}; -j{args.jobs}")
+    else:
+        src = prepare_scratch(args.build_dir, args.rev)
+        commit = git("rev-parse", "HEAD", cwd=src)
+        bin_dir = configure(src, cmake)
+        log(f"scratch tree {src} at {commit[:10]}; CMake {cmake_version(cmake)}; -j{args.jobs}")
+    if args.stage:
+        # Only the checks of one kind; a mutant with none of that kind is not run.
+        mutants = [{**m, "catch": [c for c in m["catch"] if c.startswith(args.stage + ":")]}
+                   for m in mutants]
+        mutants = [m for m in mutants if m["catch"]]
+        if not mutants:
+            raise SystemExit(f"mutate: no selected mutant has a {args.stage} check")
     # The unmutated targets first: registers the tests (gtest discovery runs after a build) and
     # makes the later builds incremental.
     initial = sorted({t for m in mutants for t in m["build"]} |
@@ -372,7 +403,7 @@ def run_mutants(mutants: list[dict], args) -> dict:
             log(f"[{i}/{len(mutants)}] {m['id']}: n/a ({err})")
             results.append(r)
             continue
-        apply_mutant(src, m)
+        original = apply_mutant(src, m)
         try:
             # Built lazily, check by check: a header mutant killed by a unit test does not
             # rebuild dpx for a preset that is never run.
@@ -394,7 +425,7 @@ def run_mutants(mutants: list[dict], args) -> dict:
                     r.update(status="killed", killed_by=check, detail=detail)
                     break
         finally:
-            git("checkout", "--", m["file"], cwd=src)
+            restore_file(src, m, original)
         r["seconds"] = round(time.monotonic() - mt, 1)
         log(f"[{i}/{len(mutants)}] {m['id']}: {r['status']} "
             f"{r.get('killed_by', '')} ({r['seconds']} s) {r.get('detail', '')[:160]}")
@@ -416,9 +447,16 @@ def run_mutants(mutants: list[dict], args) -> dict:
                     if r.get("killed_by") == check:
                         r.update(status="invalid",
                                  detail=f"{check} fails on the unmutated tree: {detail}")
+    if args.in_place:
+        # Leave the caller's build tree as it was: rebuild what the mutants touched.
+        touched = sorted({t for m in mutants for t in targets_of(m, bin_dir, ctest)})
+        ok, out = build(cmake, bin_dir, touched, args.jobs)
+        if not ok:
+            raise SystemExit(f"mutate: rebuilding the unmutated tree failed:\n{out[-4000:]}")
     wall = time.monotonic() - t0
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return {"commit": commit, "cmake": cmake_version(cmake), "jobs": args.jobs,
+            "in_place": bool(args.in_place), "stage": args.stage or "all",
             "wall_seconds": round(wall, 1), "cpu_seconds": round(ru.ru_utime + ru.ru_stime, 1),
             "results": results}
 
@@ -492,7 +530,10 @@ def write_page(path: str, run_: dict, before: dict | None, catalogue: list[dict]
         f"- Cost: wall {fmt_time(run_['wall_seconds'])}, CPU "
         f"{'>= ' if run_.get('cpu_partial') else ''}{fmt_time(run_['cpu_seconds'])} "
         f"(user + system of all builds and checks; -j{run_['jobs']}, nice 10, ccache, "
-        f"CMake {run_['cmake']}, incremental scratch build with unity batches off"
+        f"CMake {run_['cmake']}, "
+        + ("in place in the checkout's own build tree (unity batches as configured)"
+           if run_.get("in_place") else "incremental scratch build with unity batches off")
+        + (f"; only the {run_['stage']} checks" if run_.get("stage", "all") != "all" else "")
         + (f"; {run_['runs']} runs merged: the full catalogue, then the mutants named in the "
            f"second run rerun" if run_.get("runs", 1) > 1 else "") + ").",
     ]
@@ -545,12 +586,16 @@ def write_page(path: str, run_: dict, before: dict | None, catalogue: list[dict]
         "scripts/mutate.sh --lint                  # every anchor applies uniquely (CTest mutation_lint)",
         "scripts/mutate.sh                         # the whole catalogue; writes docs/mutation.md",
         "scripts/mutate.sh --only id1,id2 --out /tmp/m.md   # rerun some mutants (e.g. the survivors)",
-        "scripts/mutate.sh --subset ci --out build/mutation/ci.md   # the .ci/run step",
+        "scripts/mutate.sh --in-place build/release --subset ci --out build/mutation/ci.md   # the .ci/run step",
+        "scripts/mutate.sh --stage preset          # only the experiments' verdicts (dpx run --quick --check)",
         "scripts/mutate.sh --rev 4e5103d --build-dir build/mutation-before --json before.json",
         "```",
         "",
         "The scratch worktree is `build/mutation/src` (a `git worktree` of HEAD, or of `--rev`);",
-        "the caller's tree is never modified. The first run builds the scratch tree (the targets",
+        "the caller's tree is never modified, except under `--in-place BUILD_DIR`, which mutates",
+        "the checkout's own files (each restored after its mutant, also on SIGTERM) and rebuilds",
+        "its existing build tree incrementally — what CI does after `scripts/test.sh` built it.",
+        "The first run builds the scratch tree (the targets",
         "the selected mutants name, unity batches off); later runs rebuild only what a mutant",
         "touches. `--json FILE` saves the results, `--before FILE` adds a saved run as the",
         "`before` column. The script exits non-zero when the kill rate is below 90 % or a mutant",
@@ -578,6 +623,12 @@ def main() -> int:
     ap.add_argument("--rev", default="HEAD", help="commit of the scratch worktree (default HEAD)")
     ap.add_argument("--build-dir", help="scratch directory (default build/mutation)")
     ap.add_argument("--cmake", help="cmake executable (default: the one on PATH)")
+    ap.add_argument("--in-place", metavar="BUILD_DIR",
+                    help="mutate this checkout (each file restored after its mutant) and rebuild "
+                    "the existing build tree BUILD_DIR incrementally (CI: build/release)")
+    ap.add_argument("--stage", choices=["preset", "ctest"],
+                    help="run only the checks of one kind (preset: do the experiments' verdicts "
+                    "catch the mutant by themselves?)")
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--nice", type=int, default=10)
     ap.add_argument("--no-baseline", action="store_true",
@@ -608,6 +659,8 @@ def main() -> int:
         result = merge_runs(args.from_json.split(","))
     else:
         os.nice(args.nice)
+        # SIGTERM (a CI timeout) unwinds like Ctrl-C, so the mutated file is restored.
+        signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
         result = run_mutants(selected, args)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:

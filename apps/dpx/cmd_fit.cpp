@@ -6,11 +6,13 @@
 // sum_j penalty(b_j; lambda, gamma) (MCP as in docs/theory/istdp.md, SCAD as Fan & Li 2001); the
 // intercept (off by default) is not penalised; no standardisation unless asked.
 //
-// Noise (private solvers): float-safe by default (mechanisms::float_safe_gaussian, exact
+// Noise (private solvers): float-safe by default — istdp / noisy_pgd: float_safe_gaussian (exact
 // discrete noise on a power-of-two grid, accounted by zCDP and calibrated for it:
-// solvers::gaussian_zcdp_multiplier; DP-SGD without subsampling amplification), the continuous
-// research-grade Gaussian only with --research-grade (tight / RDP calibration). "noise" and
-// "noise_note" in the output say which. Output shape: docs/cli-schema.json.
+// solvers::gaussian_zcdp_multiplier); dp_sgd: the exactly rounded continuous Gaussian on an
+// exact integer aggregate (docs/theory/float-safe-dp-sgd.md), whose accounting is the
+// Poisson-subsampled Gaussian's, so both noise kinds calibrate sigma by PLD. The continuous
+// research-grade Gaussian only with --research-grade. "noise" and "noise_note" in the output
+// say which. Output shape: docs/cli-schema.json.
 #include <charconv>
 #include <cmath>
 #include <iostream>
@@ -347,25 +349,26 @@ int run_fit(const fit_options& o) {
           if (o.public_size) so.expected_batch_size = so.sampling_rate * nbar;
           so.clip_norm = o.clip;
           so.step_size = 0.5 / public_smoothness;
-          // Research-grade: the subsampled Gaussian's RDP calibration (amplified by q). Float-safe:
-          // zCDP over the steps without amplification (see dp_sgd_options::noise_kind).
+          // Both noise kinds are accounted as the Poisson-subsampled Gaussian (float-safe: the
+          // inclusion probability as drawn, which is within 2^-53 above q; the calibration
+          // keeps that margin, see dp_sgd_options::noise_kind): PLD calibration.
           so.noise_kind = noise;
-          so.noise_multiplier =
-              o.research_grade
-                  ? dpx::accounting::calibrate_gaussian(dpx::accounting::gaussian_calibration::rdp,
-                                                        *o.epsilon,
-                                                        *o.delta,
-                                                        so.iterations,
-                                                        so.sampling_rate)
-                  : dpx::solvers::gaussian_zcdp_multiplier(*o.epsilon, *o.delta, so.iterations);
+          so.noise_multiplier = dpx::accounting::calibrate_gaussian(
+              dpx::accounting::gaussian_calibration::pld,
+              *o.epsilon,
+              *o.delta,
+              so.iterations,
+              o.research_grade ? so.sampling_rate
+                               : dpx::solvers::detail::poisson_rate_as_drawn(so.sampling_rate));
           so.trace.enabled = false;
           r = dpx::solvers::dp_sgd(loss, penalty, zero, so, rng);
           // The guarantee in the flags the user typed (the library's text names its options).
           r.guarantee =
               std::string("(epsilon, delta)-DP under add/remove: ") +
-              (o.research_grade ? "Poisson-subsampled Gaussian releases, RDP calibration"
-                                : "float-safe Gaussian releases, zCDP calibration without "
-                                  "subsampling amplification") +
+              (o.research_grade ? "Poisson-subsampled Gaussian releases, PLD calibration"
+                                : "Poisson-subsampled Gaussian releases, float-safe (exact "
+                                  "integer aggregate, exactly rounded Gaussian), PLD "
+                                  "calibration") +
               "; sampling rate q and batch denominator q n_bar from " +
               (o.public_size ? "the PUBLIC --public-size " + std::to_string(*o.public_size)
                              : "the data's n = " + std::to_string(n) +

@@ -162,6 +162,10 @@ void BM_float_safe_gaussian_fill(benchmark::State& s) {
 void BM_float_safe_gaussian_privatize(benchmark::State& s) {
   privatize_bench(s, float_safe_gaussian::from_sigma(1.0));
 }
+// The rounded Gaussian (Karney's exact normal, exact rounding): the float-safe DP-SGD noise.
+void BM_rounded_gaussian_privatize(benchmark::State& s) {
+  privatize_bench(s, rounded_gaussian::from_sigma(1.0));
+}
 void BM_discrete_laplace_scale10_fill(benchmark::State& s) {
   int_fill_bench(s, discrete_laplace::from_scale(10.0));
 }
@@ -203,6 +207,7 @@ BENCHMARK(BM_float_safe_laplace_privatize);
 BENCHMARK(BM_float_safe_gaussian_scalar);
 BENCHMARK(BM_float_safe_gaussian_fill);
 BENCHMARK(BM_float_safe_gaussian_privatize);
+BENCHMARK(BM_rounded_gaussian_privatize);
 BENCHMARK(BM_laplace_fill_avx2);
 BENCHMARK(BM_gaussian_fill_avx2);
 BENCHMARK(BM_float_safe_laplace_fill_avx2);

@@ -606,7 +606,12 @@ void init_solvers(py::module_& m) {
         "DP-SGD / proximal DP-SGD (Abadi et al. 2016): Poisson subsampling with rate q, "
         "per-example gradients clipped to clip_norm, Gaussian noise noise_multiplier * "
         "clip_norm on the batch sum, divided by expected_batch_size (0: q n, treating n as "
-        "public) (add/remove neighbours). Events: one PoissonSampledGaussianDpEvent per step. The "
+        "public) (add/remove neighbours). noise_kind 'float_safe' (default): each clipped gradient "
+        "is truncated to a 2^-30 G grid and summed exactly in integers, and the sum gets the "
+        "exactly rounded continuous Gaussian (docs/theory/float-safe-dp-sgd.md); "
+        "'research_grade': double-precision noise on the floating-point sum. Events (both): one "
+        "PoissonSampledGaussianDpEvent per step (float-safe: at the inclusion probability as "
+        "drawn, ceil(q 2^53) 2^-53). The "
         "non-private diagnostics (objective, trace, status, counters, time) are withheld (None) "
         "unless nonprivate_diagnostics=True (docs/cli.md, \"Output contract\").");
   });

@@ -2,6 +2,7 @@
 against the closed-form least-squares solution, privacy events composable."""
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -25,9 +26,9 @@ def test_dp_sgd_matches_cli(cli, regression):
     out = json.loads(cli("fit", "--input", path, "--target", "y", "--solver", "dp_sgd",
                          "--epsilon", 2, "--delta", 1e-5, "--seed", 9, "--research-grade"))
     # `dpx fit` settings: q = min(1, 256 / n), step 0.5 / smoothness (1 for least squares),
-    # 1000 iterations, clip 1, sigma from the RDP calibration, stream Philox(seed).
+    # 1000 iterations, clip 1, sigma from the PLD calibration, stream Philox(seed).
     q = min(1.0, 256 / len(y))
-    sigma = A.calibrate_gaussian(2.0, 1e-5, 1000, q, method="rdp")
+    sigma = A.calibrate_gaussian(2.0, 1e-5, 1000, q, method="pld")
     r = dpx.solvers.dp_sgd(X, y, dpx.Philox(9), iterations=1000, step_size=0.5, sampling_rate=q,
                            clip_norm=1.0, noise_multiplier=sigma, noise_kind="research_grade")
     np.testing.assert_array_equal(r.x, out["coefficients"])
@@ -35,8 +36,31 @@ def test_dp_sgd_matches_cli(cli, regression):
     assert "Poisson-subsampled" in r.guarantee and "Poisson-subsampled" in out["guarantee"]
     # The run's events: 1000 Poisson-subsampled Gaussian steps, composable by an accountant.
     assert r.privacy_events == [(A.PoissonSampledGaussianDpEvent(q, sigma), 1000)]
-    eps = A.RDPAccountant().compose(dpx.solvers.privacy_event(r)).get_epsilon(1e-5)
+    eps = A.PLDAccountant().compose(dpx.solvers.privacy_event(r)).get_epsilon(1e-5)
     assert eps <= 2.0 and eps == pytest.approx(2.0, rel=1e-3)
+
+
+def test_dp_sgd_float_safe_default_keeps_amplification(cli, regression):
+    # The default (float-safe) run: the same sigma as research-grade (the events are the
+    # Poisson-subsampled Gaussian's at the rate as drawn, ceil(q 2^53) 2^-53), bit-identical to
+    # `dpx fit` without --research-grade, and PLDAccountant composes its events
+    # (docs/theory/float-safe-dp-sgd.md).
+    X, y, path = regression
+    out = json.loads(cli("fit", "--input", path, "--target", "y", "--solver", "dp_sgd",
+                         "--epsilon", 2, "--delta", 1e-5, "--seed", 9))
+    q = min(1.0, 256 / len(y))
+    q_drawn = math.ceil(q * 2.0**53) * 2.0**-53
+    sigma = A.calibrate_gaussian(2.0, 1e-5, 1000, q_drawn, method="pld")
+    assert out["noise"] == "float_safe"
+    assert out["dp_sgd"]["noise_multiplier"] == sigma
+    r = dpx.solvers.dp_sgd(X, y, dpx.Philox(9), iterations=1000, step_size=0.5, sampling_rate=q,
+                           clip_norm=1.0, noise_multiplier=sigma)
+    np.testing.assert_array_equal(r.x, out["coefficients"])
+    assert r.privacy_events == [(A.PoissonSampledGaussianDpEvent(q_drawn, sigma), 1000)]
+    eps = A.PLDAccountant().compose(dpx.solvers.privacy_event(r)).get_epsilon(1e-5)
+    assert 1.99 <= eps <= 2.0
+    rg = A.calibrate_gaussian(2.0, 1e-5, 1000, q, method="pld")
+    assert sigma == pytest.approx(rg, rel=1e-9)
 
 
 def test_gist_least_squares_closed_form(regression):

@@ -84,6 +84,25 @@ TEST(PluginVariance, BisectionReturnsAndLedger) {
   EXPECT_NEAR(lit.midpoint, 100.0, 0.5);
 }
 
+// Where the bisection stops (S1 Algorithm 10's window +- sqrt(2 v) holds 84.3 % of N(m, 1) at
+// v = 1, 68.3 % at v = 1/2 and 95.4 % at v = 2): with negligible noise (eps = 100) and v
+// halving from 16, the coverage test 1 - gamma fails first at v = 1/2 for the default gamma =
+// 0.2 and at v = 1 for gamma = 0.05; the literal return is that first failing v.
+TEST(PluginVariance, BisectionStopsWhereTheCoverageWindowFallsBelowOneMinusGamma) {
+  const auto x = normal_data(20000, 0.0, 1.0, 92);
+  variance_options o;
+  EXPECT_EQ(o.gamma, 0.2);
+  o.epsilon = 100.0;
+  o.midpoint = 0.0;
+  o.variance_min = 1.0 / 64;
+  o.variance_max = 16.0;
+  auto g1 = rng::stream(9, 9, 11, rng::purpose::noise);
+  EXPECT_EQ(variance_bisection(x, o, g1).variance, 0.5);
+  o.gamma = 0.05;
+  auto g2 = rng::stream(9, 9, 11, rng::purpose::noise);
+  EXPECT_EQ(variance_bisection(x, o, g2).variance, 1.0);
+}
+
 TEST(PluginVariance, CoinPressDefaultInflation) {
   const auto x = normal_data(2500, 5.0, 2.0, 91);
   variance_options o;

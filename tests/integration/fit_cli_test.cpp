@@ -341,6 +341,46 @@ TEST_F(FitCli, BadCsvCellNamesLineAndColumn) {
   EXPECT_EQ(r.err.find("oops"), std::string::npos) << r.err;
 }
 
+// Float-safe DP-SGD (the default) is accounted as the Poisson-subsampled Gaussian, like
+// research-grade (docs/theory/float-safe-dp-sgd.md): the same (epsilon, delta, q, T) gives the
+// same sigma (within the 2^-53 of the rate as drawn), not the ~10x of an unamplified zCDP
+// calibration.
+TEST_F(FitCli, DpSgdFloatSafeSigmaIsTheAmplifiedOne) {
+  const auto s = make_design(2000, 5, 7);
+  write_csv(s, dir_ / "d.csv");
+  const std::vector<std::string> base = {"fit",
+                                         "--input",
+                                         (dir_ / "d.csv").string(),
+                                         "--target",
+                                         "y",
+                                         "--solver",
+                                         "dp_sgd",
+                                         "--epsilon",
+                                         "1",
+                                         "--delta",
+                                         "1e-5",
+                                         "--max-iter",
+                                         "200",
+                                         "--seed",
+                                         "3"};
+  auto rg_args = base;
+  rg_args.emplace_back("--research-grade");
+  const auto fs = run_dpx(base, dir_), rg = run_dpx(rg_args, dir_);
+  ASSERT_EQ(fs.code, 0) << fs.err;
+  ASSERT_EQ(rg.code, 0) << rg.err;
+  const auto jf = nlohmann::json::parse(fs.out), jr = nlohmann::json::parse(rg.out);
+  const double sf = jf["dp_sgd"]["noise_multiplier"], sr = jr["dp_sgd"]["noise_multiplier"];
+  EXPECT_NEAR(sf / sr, 1.0, 1e-6) << sf << " vs " << sr;
+  // Without amplification (zCDP over T = 200 steps, Bun & Steinke's conversion eps = rho +
+  // 2 sqrt(rho ln(1/delta))): sqrt(rho) = sqrt(ln(1/delta) + eps) - sqrt(ln(1/delta)), sigma =
+  // sqrt(T / (2 rho)) = 69.3. Amplified by q = 256/n_train it is several times smaller.
+  const double l = std::log(1e5), root_rho = std::sqrt(l + 1.0) - std::sqrt(l);
+  const double sigma_zcdp = std::sqrt(200.0 / (2 * root_rho * root_rho));
+  EXPECT_LT(jf["dp_sgd"]["sampling_rate"].get<double>(), 0.5);
+  EXPECT_LT(sf, sigma_zcdp / 5) << "amplified: far below the unamplified zCDP sigma " << sigma_zcdp;
+  EXPECT_NE(jf["guarantee"].get<std::string>().find("float-safe"), std::string::npos);
+}
+
 // DP-SGD is add/remove, where the dataset size is private: with --public-size the sampling rate
 // and the denominator come from that public number and the guarantee names it; without it the
 // guarantee says the data's n is treated as public. --public-size is refused elsewhere.

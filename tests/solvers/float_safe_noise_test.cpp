@@ -4,8 +4,7 @@
 //   zcdp_event per release; an independent zCDP accountant with Bun & Steinke's conversion
 //   gives exactly the target epsilon (the calibration inverts that conversion), the numerical
 //   (CKS) conversion at most the target, and twice the releases exceed it (power);
-// - DP-SGD's float-safe steps are zcdp events of rho = 1/(2 sigma^2) each (no subsampling
-//   amplification claimed), and gaussian_zcdp_multiplier composes to the target;
+// - (DP-SGD's float-safe steps: dp_sgd_float_safe_test.cpp);
 // - per-coordinate Laplace reports pure_dp events of eps0 = Delta / b; the continuous-only
 //   calibrations (ISTDP Theorem 3.3, L2-calibrated Laplace) are refused with float_safe, naming
 //   noise_kind;
@@ -23,7 +22,6 @@
 #include "dpx/losses/losses.hpp"
 #include "dpx/prox/prox.hpp"
 #include "dpx/solvers/calibration.hpp"
-#include "dpx/solvers/dp_sgd.hpp"
 #include "dpx/solvers/istdp.hpp"
 #include "dpx/solvers/pgd.hpp"
 #include "test_util.hpp"
@@ -139,29 +137,6 @@ TEST(FloatSafeNoise, NoisyPgdGaussianAndPerCoordinateLaplace) {
   EXPECT_THROW(o.validate(), core::invalid_argument_error);
   o.noise_kind = mechanisms::noise_kind::research_grade;
   EXPECT_NO_THROW(o.validate());
-}
-
-TEST(FloatSafeNoise, DpSgdStepsAreZcdpWithoutAmplification) {
-  problem p;
-  const std::vector<double> zero(p.s.d, 0.0);
-  dp_sgd_options o;
-  o.iterations = 25;
-  o.sampling_rate = 0.1;
-  o.step_size = 0.05;
-  o.trace.enabled = false;
-  const double eps = 1.0, delta = 1e-5;
-  o.noise_multiplier = gaussian_zcdp_multiplier(eps, delta, o.iterations);
-  auto g = rng::stream(7, 0, 0, rng::purpose::noise);
-  const auto r = dp_sgd(p.loss, prox::zero_penalty{}, zero, o, g);
-  ASSERT_EQ(r.privacy_events.size(), 25u);
-  expect_all_zcdp(r.privacy_events);
-  const double rho = 1.0 / (2.0 * o.noise_multiplier * o.noise_multiplier);
-  EXPECT_NEAR(
-      std::get<core::zcdp_event>(r.privacy_events.runs().front().event).rho, rho, 1e-12 * rho);
-  EXPECT_NEAR(zcdp_epsilon_of(r.privacy_events, delta, accounting::zcdp_conversion::bun_steinke),
-              eps,
-              1e-9);
-  EXPECT_NE(r.guarantee.find("no subsampling amplification"), std::string::npos) << r.guarantee;
 }
 
 }  // namespace

@@ -100,6 +100,39 @@ TEST(OnlineKernel, ScheduleDefaultsAndSensitivities) {
   EXPECT_EQ(a.predict(x), b.predict(x));
 }
 
+// kappa != 1 (linear kernel, input bound 2: kappa = 2), where kappa^2 + 1 = 5 and kappa + 1 = 3
+// differ: t0 = (kappa^2 + 1)^(1/theta) (the Lemma 2 step condition t0^theta >= kappa^2 + 1) and
+// the sensitivities of eq. (17) with kappa^2 (Nie & Wang 2017 print kappa), from the closed forms.
+TEST(OnlineKernel, ScheduleAndSensitivitiesAtKappaTwo) {
+  online_kernel_options o;
+  o.theta = 0.75;
+  o.output_bound = 1.5;
+  o.input_bound = 2.0;
+  online_kernel_regression f(kernel{kernel_kind::linear}, 1, o);
+  const double kappa = 2.0, m = 1.5, t0 = std::pow(kappa * kappa + 1, 1 / 0.75);
+  EXPECT_DOUBLE_EQ(f.kappa(), kappa);
+  EXPECT_DOUBLE_EQ(f.t0(), t0);
+  const std::vector<double> x{0.7};
+  for (int t = 0; t < 5; ++t) f.update(x, 0.5);
+  // After t = 5 updates (the bounds use step t - 1 = 4): C = 2 kappa^2 (kappa^2 + 1) M / (4 +
+  // t0)^(2 theta - 1), D = 2 eta_4 kappa (kappa^2 M / lambda_4 + M), eta_t = (t + t0)^-theta,
+  // lambda_t = (t + t0)^-(1 - theta).
+  EXPECT_DOUBLE_EQ(f.sup_sensitivity(),
+                   2 * kappa * kappa * (kappa * kappa + 1) * m / std::pow(4 + t0, 0.5));
+  EXPECT_DOUBLE_EQ(
+      f.rkhs_sensitivity(),
+      2 * std::pow(4 + t0, -0.75) * kappa * (kappa * kappa * m / std::pow(4 + t0, -0.25) + m));
+  // A t0 below the condition is refused, naming t0.
+  online_kernel_options bad = o;
+  bad.t0 = std::pow(kappa + 1, 1 / 0.75);  // (kappa + 1)^(1/theta): valid only if kappa = 1
+  try {
+    online_kernel_regression g(kernel{kernel_kind::linear}, 1, bad);
+    ADD_FAILURE() << "t0 below (kappa^2 + 1)^(1/theta) accepted";
+  } catch (const core::invalid_argument_error& e) {
+    EXPECT_EQ(e.parameter(), "t0");
+  }
+}
+
 TEST(OnlineKernel, PrivateReleasesEmitEvents) {
   online_kernel_options o;
   o.noise_kind = mechanisms::noise_kind::research_grade;  // the default: online_kernel_noise_test

@@ -19,7 +19,7 @@ namespace dpx::audit {
 using namespace audits_internal;
 
 std::vector<std::string> solver_names() {
-  return {"istdp_as_published", "istdp_strict", "noisy_pgd", "dp_sgd"};
+  return {"istdp_as_published", "istdp_strict", "noisy_pgd", "dp_sgd", "dp_sgd_float_safe"};
 }
 
 void solver_audit_spec::validate() const {
@@ -39,6 +39,12 @@ void solver_audit_spec::validate() const {
 
 namespace {
 
+// DP-SGD (add/remove): research-grade noise, or the float-safe default (exact integer aggregate,
+// exactly rounded Gaussian; docs/theory/float-safe-dp-sgd.md).
+bool is_dp_sgd(const solver_audit_spec& s) {
+  return s.solver == "dp_sgd" || s.solver == "dp_sgd_float_safe";
+}
+
 struct canary_data {
   std::vector<double> x, y;
   std::size_t rows = 0;
@@ -47,7 +53,7 @@ struct canary_data {
 // side 0: D, side 1: D' (see audits.hpp).
 canary_data make_canary(const solver_audit_spec& s, int side) {
   canary_data d;
-  const bool add_remove = s.solver == "dp_sgd";
+  const bool add_remove = is_dp_sgd(s);
   const std::size_t base = s.records - 1;
   const bool with_canary = !add_remove || side == 1;
   d.rows = base + (with_canary ? 1 : 0);
@@ -118,7 +124,8 @@ solvers::pgd_options pgd_opts(const solver_audit_spec& s) {
 
 solvers::dp_sgd_options sgd_opts(const solver_audit_spec& s) {
   solvers::dp_sgd_options o;
-  o.noise_kind = mechanisms::noise_kind::research_grade;  // the papers' mechanisms
+  o.noise_kind = s.solver == "dp_sgd_float_safe" ? mechanisms::noise_kind::float_safe
+                                                 : mechanisms::noise_kind::research_grade;
   o.iterations = s.iterations;
   o.step_size = s.step_size;
   o.sampling_rate = s.sampling_rate;
@@ -155,13 +162,11 @@ sample_pair solver_pair(const solver_audit_spec& spec, std::size_t trials, rng::
   sample_pair p;
   p.statistics = {"theta_T[0] (projection on the canary direction)", "||theta_T - theta_start||^2"};
   if (spec.design == canary_design::curvature)
-    p.pair = spec.solver == "dp_sgd"
-                 ? "add/remove: base rows + canary (x = e_1, y = 0) vs base rows"
-                 : "replace-one: canary (x = e_1, y = 0) vs null row";
+    p.pair = is_dp_sgd(spec) ? "add/remove: base rows + canary (x = e_1, y = 0) vs base rows"
+                             : "replace-one: canary (x = e_1, y = 0) vs null row";
   else
-    p.pair = spec.solver == "dp_sgd"
-                 ? "add/remove: base rows vs base rows + canary (x = e_1, y = +Y)"
-                 : "replace-one: canary (x = e_1) with y = -Y vs y = +Y";
+    p.pair = is_dp_sgd(spec) ? "add/remove: base rows vs base rows + canary (x = e_1, y = +Y)"
+                             : "replace-one: canary (x = e_1) with y = -Y vs y = +Y";
   p.s0.assign(2, std::vector<double>(trials));
   p.s1.assign(2, std::vector<double>(trials));
   for (int side = 0; side < 2; ++side) {
@@ -182,10 +187,13 @@ sample_pair solver_pair(const solver_audit_spec& spec, std::size_t trials, rng::
 
 double solver_claimed_epsilon(const solver_audit_spec& spec) {
   spec.validate();
-  if (spec.solver != "dp_sgd") return spec.target.epsilon;
+  if (!is_dp_sgd(spec)) return spec.target.epsilon;
+  // The events the run emits (float-safe: at the inclusion probability as drawn).
+  const double q = spec.solver == "dp_sgd"
+                       ? spec.sampling_rate
+                       : solvers::detail::poisson_rate_as_drawn(spec.sampling_rate);
   accounting::rdp_accountant acc;
-  acc.compose(core::subsampled_gaussian_event{spec.sampling_rate, spec.noise_multiplier},
-              spec.iterations);
+  acc.compose(core::subsampled_gaussian_event{q, spec.noise_multiplier}, spec.iterations);
   return acc.epsilon(spec.target.delta);
 }
 
@@ -199,7 +207,7 @@ named_audit_result audit_solver(const solver_audit_spec& spec,
       spec.solver == "istdp_as_published"
           ? eps_words(claimed, spec.target.delta) +
                 " CLAIMED by the paper (Thm. 3.3); docs/theory/istdp.md, the leak: not private"
-      : spec.solver == "dp_sgd"
+      : is_dp_sgd(spec)
           ? eps_words(claimed, spec.target.delta) + " (RDP accountant, add/remove)"
           : eps_words(claimed, spec.target.delta) + " (tight Gaussian calibration, replace-one)";
   if (spec.broken) guarantee += "; BROKEN: noise scaled down by the broken factor 8, claim kept";

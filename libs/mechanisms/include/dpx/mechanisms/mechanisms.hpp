@@ -9,4 +9,5 @@
 #include "dpx/mechanisms/laplace.hpp"
 #include "dpx/mechanisms/noise_kind.hpp"
 #include "dpx/mechanisms/randomized_response.hpp"
+#include "dpx/mechanisms/rounded_gaussian.hpp"
 #include "dpx/mechanisms/selection.hpp"

@@ -23,6 +23,7 @@
 #include <cmath>
 #include <concepts>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
@@ -32,6 +33,7 @@
 #include "dpx/core/privacy.hpp"
 #include "dpx/core/rng.hpp"
 #include "dpx/mechanisms/gaussian.hpp"
+#include "dpx/mechanisms/rounded_gaussian.hpp"
 #include "dpx/prox/prox.hpp"
 #include "dpx/solvers/common.hpp"
 #include "dpx/solvers/pgd.hpp"
@@ -56,17 +58,38 @@ struct dp_sgd_options {
   /// B, a PUBLIC denominator for the noisy batch sum (e.g. q n_bar for a public size n_bar); >= 0
   /// finite; 0 = q * loss.size(), which treats the dataset size n as public (see the file comment).
   double expected_batch_size = 0;
-  /// float_safe (default): float_safe_gaussian on the noisy batch sum, accounted as
-  /// zcdp_event{1/(2 sigma^2)} per step WITHOUT subsampling amplification (Poisson subsampling
-  /// never hurts under add/remove, by quasi-convexity of the Renyi divergence; no amplification
-  /// theorem is proved here for the discrete law), so calibrate sigma by
-  /// gaussian_zcdp_multiplier(epsilon, delta, iterations). research_grade: the continuous
-  /// Gaussian, one subsampled_gaussian_event{q, sigma} per step (amplified; RDP or PLD).
+  /// float_safe (default): each example's clipped gradient is truncated to the grid
+  /// u = 2^(floor(log2 G) - 30) and summed EXACTLY in integers (an example whose integer vector
+  /// has exact norm above K = floor(G/u) contributes nothing, so the sum's add/remove
+  /// sensitivity is K u <= G exactly, floating point included); the sum is released by
+  /// mechanisms::rounded_gaussian with noise sd >= sigma K u, which is post-processing of the
+  /// continuous Gaussian mechanism. Events: subsampled_gaussian_event{q', sigma} with q' =
+  /// ceil(q 2^53) 2^-53 >= q the inclusion probability actually drawn (u01 < q). So the
+  /// float-safe run has exactly the research-grade run's accounting, amplification included
+  /// (docs/theory/float_safe_dp_sgd.md). research_grade: double Box–Muller noise on the
+  /// floating-point sum, subsampled_gaussian_event{q, sigma} per step.
   mechanisms::noise_kind noise_kind = mechanisms::noise_kind::float_safe;
   checkpoint_options trace;
   /// Throws core::invalid_argument_error naming the field.
   void validate() const;
 };
+
+namespace detail {
+/// Exact integer aggregation of clipped per-example vectors (float-safe DP-SGD).
+struct grid_aggregate {
+  double unit = 1;         ///< u = 2^(floor(log2 G) - 30)
+  std::int64_t bound = 1;  ///< K = floor(G / u) in [2^30, 2^31): every added vector has norm <= K
+  double clip = 1;         ///< G (1 - 2^-30), the clip norm handed to the loss
+  /// The grid for clip norm G (finite, > 0).
+  static grid_aggregate for_clip(double clip_norm);
+  /// Adds trunc(v / u) to sum when its exact (integer) norm is <= K; returns whether it did.
+  bool add(std::span<const double> v, std::span<std::int64_t> sum) const;
+};
+/// P(u01 < q) for u01 = m 2^-53, m uniform in [0, 2^53): ceil(q 2^53) 2^-53 (1 for q >= 1).
+double poisson_rate_as_drawn(double q) noexcept;
+/// sigma * x rounded up (the smallest double >= the exact product), sigma, x > 0.
+double product_rounded_up(double sigma, double x) noexcept;
+}  // namespace detail
 
 /// DP-SGD / proximal DP-SGD from theta0.
 template <clippable_loss Loss, prox::proximal_operator Penalty, std::uniform_random_bit_generator G>
@@ -98,9 +121,10 @@ solve_result dp_sgd(const Loss& loss,
   r.noise_scale = sigma * options.clip_norm;
   const bool public_denominator = options.expected_batch_size > 0;
   const bool safe = options.noise_kind == mechanisms::noise_kind::float_safe;
-  r.guarantee = noisy ? std::string(safe ? "private under add/remove: float-safe Gaussian "
-                                           "releases, each zCDP (see privacy_events; no "
-                                           "subsampling amplification claimed); "
+  r.guarantee = noisy ? std::string(safe ? "private under add/remove: Poisson-subsampled "
+                                           "Gaussian releases, float-safe (exact integer "
+                                           "aggregate, exactly rounded Gaussian; see "
+                                           "privacy_events; account with RDP or PLD); "
                                          : "private under add/remove: Poisson-subsampled "
                                            "Gaussian releases (see privacy_events; account with "
                                            "RDP or PLD); ") +
@@ -111,10 +135,26 @@ solve_result dp_sgd(const Loss& loss,
                                        " the dataset size, which is thereby treated as PUBLIC (set "
                                        "expected_batch_size for a public denominator)")
                       : "nonprivate (noise_multiplier = 0)";
-  const detail::gaussian_release noise(options.noise_kind,
+  const detail::gaussian_release noise(mechanisms::noise_kind::research_grade,
                                        noisy ? r.noise_scale : 1.0,
                                        options.clip_norm,
                                        core::neighbouring::add_remove);
+  // Float-safe: the exact integer aggregate and its rounded Gaussian (see dp_sgd_options).
+  const auto grid = detail::grid_aggregate::for_clip(options.clip_norm);
+  const double grid_sensitivity = static_cast<double>(grid.bound) * grid.unit;  // exact
+  std::optional<mechanisms::rounded_gaussian> safe_noise;
+  if (safe && noisy) {
+    safe_noise.emplace(mechanisms::rounded_gaussian::from_sigma(
+        detail::product_rounded_up(sigma, grid_sensitivity),
+        grid_sensitivity,
+        core::neighbouring::add_remove));
+    r.sensitivity = grid_sensitivity;
+    r.noise_scale = safe_noise->sigma();
+  }
+  const double q_drawn = detail::poisson_rate_as_drawn(q);
+  std::vector<std::int64_t> grid_sum(safe_noise ? d : 0);
+  std::vector<double> example(safe_noise ? d : 0);
+  std::size_t one = 0;
   const double denom =
       public_denominator ? options.expected_batch_size : q * static_cast<double>(n);
   std::vector<double> th(theta0.begin(), theta0.end()), g(d), u(d), avg(d, 0.0), unif(n);
@@ -137,16 +177,23 @@ solve_result dp_sgd(const Loss& loss,
       for (std::size_t i = 0; i < n; ++i)
         if (unif[i] < q) batch.push_back(i);
     }
-    loss.clipped_gradient_sum(th, batch, options.clip_norm, g);
-    ++r.gradient_evaluations;
-    if (noisy) {
-      noise.privatize(g, rng);
-      if (safe) {
-        r.privacy_events.push_back(noise.event());
-      } else {
+    if (safe_noise) {
+      std::fill(grid_sum.begin(), grid_sum.end(), 0);
+      for (const std::size_t i : batch) {
+        one = i;
+        loss.clipped_gradient_sum(th, std::span<const std::size_t>(&one, 1), grid.clip, example);
+        grid.add(example, grid_sum);
+      }
+      safe_noise->privatize_grid(grid_sum, grid.unit, g, rng);
+      r.privacy_events.push_back(core::subsampled_gaussian_event{q_drawn, sigma});
+    } else {
+      loss.clipped_gradient_sum(th, batch, options.clip_norm, g);
+      if (noisy) {
+        noise.privatize(g, rng);
         r.privacy_events.push_back(core::subsampled_gaussian_event{q, sigma});
       }
     }
+    ++r.gradient_evaluations;
     const double eta = options.schedule == step_schedule::constant
                            ? options.step_size
                            : options.step_size / std::sqrt(static_cast<double>(t));
