@@ -310,11 +310,13 @@ TEST(PldBracket, SingleEventCurvesBracketTheClosedForm) {
 }
 
 TEST(PldBracket, EpsilonErrorChoosesTheGrid) {
+  // A cell whose loss scale (q / sigma = 2.5e-4) puts both automatic grids below
+  // max_automatic_discretization (at larger scales the cap decides the upper end's grid).
   acc::pld_options coarse;
   coarse.epsilon_error = 2e-2;
   acc::pld_accountant c(coarse), f;
-  c.compose(core::subsampled_gaussian_event{0.01, 1.0}, 1000);
-  f.compose(core::subsampled_gaussian_event{0.01, 1.0}, 1000);
+  c.compose(core::subsampled_gaussian_event{0.001, 4.0}, 1000);
+  f.compose(core::subsampled_gaussian_event{0.001, 4.0}, 1000);
   const auto cb = c.epsilon_bracket(1e-5), fb = f.epsilon_bracket(1e-5);
   EXPECT_GT(cb.discretization, fb.discretization);
   EXPECT_TRUE(within_target(cb, coarse));

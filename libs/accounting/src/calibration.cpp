@@ -312,11 +312,26 @@ double calibrate_gaussian(gaussian_calibration m,
     case gaussian_calibration::pld: {
       const method mm = m == gaussian_calibration::rdp ? method::rdp : method::pld;
       if (mm == method::pld && q == 1.0) return calibrate_gaussian_analytic(epsilon, delta, steps);
-      auto f = [&](double s) { return account_gaussian(mm, s, q, steps, delta); };
       // Bracket: for pld start from the RDP answer (PLD <= RDP, so it is feasible).
       double hi = mm == method::pld
                       ? calibrate_gaussian(gaussian_calibration::rdp, epsilon, delta, steps, q)
                       : 1.0;
+      // PLD: one grid for the whole search (the automatic grid at the starting sigma), so that
+      // every evaluation is one pessimistic PLD on the same grid (no refinement, no optimistic
+      // side), FFT plans and window sizes are shared, and eps(sigma) is a monotone function of
+      // sigma on a fixed grid rather than jumping between grids. Every value is an upper bound.
+      pld_options grid;
+      if (mm == method::pld) {
+        pld_accountant probe;
+        probe.compose(core::subsampled_gaussian_event{q, hi}, steps);
+        grid.discretization = probe.upper_discretization();
+      }
+      auto f = [&](double s) {
+        if (mm == method::rdp) return account_gaussian(mm, s, q, steps, delta);
+        pld_accountant acc(grid);
+        acc.compose(core::subsampled_gaussian_event{q, s}, steps);
+        return acc.epsilon(delta);
+      };
       while (!(f(hi) <= epsilon)) {
         hi *= 2.0;
         // RDP's epsilon has a floor (log(1/delta) / (alpha_max - 1), and the steps' share) that

@@ -11,6 +11,7 @@ using core::detail::log1mexp;
 using core::detail::log_add;
 using core::detail::log_erfc;
 using core::detail::log_gaussian_hockey_stick;
+using core::detail::log_gaussian_hockey_stick_fast;
 using core::detail::log_ndtr;
 using core::detail::log_sub;
 using core::detail::ndtr_upper;

@@ -7,9 +7,11 @@
 
 #include "dpx/accounting/gaussian.hpp"
 #include "dpx/accounting/pld.hpp"
+#include "dpx/accounting/rdp.hpp"
 #include "dpx/accounting/subsampling.hpp"
 #include "dpx/core/detail/log_normal.hpp"
 #include "dpx/core/error.hpp"
+#include "dpx/core/privacy_curves.hpp"
 #include "pld_internal.hpp"
 
 namespace dpx::accounting {
@@ -57,6 +59,24 @@ double loss_variance(const core::privacy_event& e) {
                    return v;
                  },
                  [](const auto&) { return 1.0; }},
+      e);
+}
+
+/// The loss value at which the event's PLD has an atom that a grid should hit (0: none): the
+/// Laplace pair's atoms at +-1/b, the pure / approximate DP and randomized-response pairs'
+/// atoms at +-epsilon. A grid through it discretises those atoms exactly.
+double grid_anchor(const core::privacy_event& e) {
+  return std::visit(
+      overloaded{
+          [](const core::laplace_event& x) { return core::divide_up(1.0, x.noise_multiplier); },
+          [](const core::pure_dp_event& x) { return x.epsilon; },
+          [](const core::approx_dp_event& x) { return x.epsilon; },
+          [](const core::randomized_response_event& x) { return x.epsilon; },
+          [](const core::exponential_mechanism_event& x) { return x.epsilon; },
+          [](const core::subsampled_laplace_event& x) {
+            return x.sampling_rate == 1.0 ? core::divide_up(1.0, x.noise_multiplier) : 0.0;
+          },
+          [](const auto&) { return 0.0; }},
       e);
 }
 }  // namespace
@@ -108,12 +128,7 @@ void pld_accountant::compose(const core::privacy_event& e, std::int64_t count) {
   upper_.valid = lower_.valid = false;
 }
 
-double pld_accountant::initial_grid() const {
-  if (options_.discretization > 0.0) return options_.discretization;
-  // Connect-the-dots splits each step's mass between neighbouring grid points, inflating the
-  // per-step loss variance by about h^2 / 6; over the composition that is a relative error of
-  // ~ (h^2 / 6) / mean variance in the composed loss (and in epsilon). Aim at 1/8 of the target
-  // (the optimistic side is a few times looser than the pessimistic one).
+double pld_accountant::loss_scale() const {
   double var = 0.0, count = 0.0;
   for (const auto& [e, n] : ledger_.runs()) {
     const double w = options_.gaussian_fast_path && std::holds_alternative<core::gaussian_event>(e)
@@ -122,9 +137,64 @@ double pld_accountant::initial_grid() const {
     var += w * loss_variance(e);
     count += w;
   }
-  if (!(count > 0.0) || !(var > 0.0)) return pld_options::default_discretization;
-  const double h = std::sqrt(6.0 * options_.epsilon_error / 8.0 * var / count);
+  if (!(count > 0.0) || !(var > 0.0)) return 0.0;
+  return var / count;
+}
+
+namespace {
+/// The largest grid <= h through `anchor` (h itself when anchor is 0).
+double aligned(double h, double anchor) {
+  if (!(anchor > 0.0) || !(anchor < 1e6 * h)) return h;
+  return anchor / std::ceil(anchor / h * (1.0 - 1e-12));
+}
+}  // namespace
+
+double pld_accountant::upper_discretization() const {
+  if (options_.discretization > 0.0) return options_.discretization;
+  // Connect-the-dots raises the composed loss's spread by ~h^2 / 6 per step: the upper bound's
+  // relative error is ~ h^2 / (12 v) for a per-step loss variance v (the same model as
+  // initial_grid). Target: a tenth of epsilon_error, and never coarser than the cap.
+  const double v = loss_scale();
+  double h = v > 0.0 ? std::sqrt(12.0 * 0.1 * options_.epsilon_error * v)
+                     : pld_options::default_discretization;
+  h = std::clamp(h, 1e-8, pld_options::max_automatic_discretization);
+  // One distinct non-Gaussian kind with atoms: put them on the grid.
+  double anchor = 0.0;
+  int kinds = 0;
+  for (const auto& [e, n] : ledger_.runs()) {
+    if (options_.gaussian_fast_path && std::holds_alternative<core::gaussian_event>(e)) continue;
+    ++kinds;
+    anchor = grid_anchor(e);
+  }
+  return kinds == 1 ? aligned(h, anchor) : h;
+}
+
+double pld_accountant::initial_grid() const {
+  if (options_.discretization > 0.0) return options_.discretization;
+  // Connect-the-dots splits each step's mass between neighbouring grid points, inflating the
+  // per-step loss variance by about h^2 / 6; over the composition that is a relative error of
+  // ~ (h^2 / 6) / mean variance in the composed loss (and in epsilon). Aim at 1/8 of the target
+  // (the optimistic side is a few times looser than the pessimistic one).
+  const double v = loss_scale();
+  if (!(v > 0.0)) return pld_options::default_discretization;
+  const double h = std::sqrt(6.0 * options_.epsilon_error / 8.0 * v);
   return std::clamp(h, 1e-8, 5e-3);
+}
+
+std::shared_ptr<const privacy_loss_distribution> pld_accountant::single(
+    const core::privacy_event& e, double h, double tail, pld_bound bound) const {
+  for (const auto& c : cache_) {
+    if (c.h == h && c.tail == tail && c.bound == bound && c.event == e) return c.pld;
+  }
+  pld_options o = options_;
+  o.discretization = h;
+  o.tail_mass = tail;
+  auto p = std::make_shared<const privacy_loss_distribution>(
+      privacy_loss_distribution::from_event(e, o, bound));
+  // Bounded: the PMFs of the current grids of both directions (refinements add grids).
+  if (cache_.size() >= 4 * ledger_.runs().size() + 8) cache_.erase(cache_.begin());
+  cache_.push_back({e, h, tail, bound, p});
+  return p;
 }
 
 void pld_accountant::build(pld_bound bound, double h, bool extended, double tail) const {
@@ -132,10 +202,9 @@ void pld_accountant::build(pld_bound bound, double h, bool extended, double tail
   if (out.valid && out.h == h && out.tail == tail && (out.extended || !extended)) return;
   out.valid = false;
   out.pld.reset();
-  pld_options o = options_;
-  o.discretization = h;
-  o.tail_mass = tail;
-  std::shared_ptr<const privacy_loss_distribution> composed;
+  std::vector<std::shared_ptr<const privacy_loss_distribution>> keep;
+  std::vector<pld_part> remove, add;
+  bool asymmetric = false;
   double inv_var = 0.0;  // sum count / sigma^2 over Gaussian events (fast path)
   for (const auto& [e, n] : ledger_.runs()) {
     if (options_.gaussian_fast_path) {
@@ -146,12 +215,10 @@ void pld_accountant::build(pld_bound bound, double h, bool extended, double tail
     }
     // Each copy's own truncation (mass above its top grid point, sent to +inf or dropped) is
     // tail / n, so the n copies together lose at most ~tail.
-    pld_options one_o = o;
-    one_o.tail_mass = tail / static_cast<double>(n);
-    auto one = privacy_loss_distribution::from_event(e, one_o, bound);
-    auto many = n == 1 ? one : one.self_compose(n, tail, extended, options_.max_grid_points);
-    composed = composed ? std::make_shared<privacy_loss_distribution>(composed->compose(many, tail))
-                        : std::make_shared<privacy_loss_distribution>(std::move(many));
+    keep.push_back(single(e, h, tail / static_cast<double>(n), bound));
+    remove.emplace_back(&keep.back()->remove_pmf(), n);
+    add.emplace_back(&keep.back()->add_pmf(), n);
+    asymmetric = asymmetric || !keep.back()->symmetric();
   }
   gaussian_multiplier_ = 0.0;
   if (inv_var > 0.0) {
@@ -159,15 +226,34 @@ void pld_accountant::build(pld_bound bound, double h, bool extended, double tail
     // inv_var overflowed (noise multiplier ~1e-155 or smaller): no finite epsilon is
     // representable, the bracket is [0, +inf].
     if (!(s > 0.0)) throw pld_grid_error(inf);
-    if (composed) {
+    if (!remove.empty()) {
       // Exact combination of all Gaussians, discretised once and composed with the rest.
-      auto g = privacy_loss_distribution::from_event(core::gaussian_event{s}, o, bound);
-      composed = std::make_shared<privacy_loss_distribution>(composed->compose(g, tail));
+      keep.push_back(single(core::gaussian_event{s}, h, tail, bound));
+      remove.emplace_back(&keep.back()->remove_pmf(), 1);
+      add.emplace_back(&keep.back()->add_pmf(), 1);
     } else {
       gaussian_multiplier_ = s;
     }
   }
-  out.pld = composed;
+  if (!remove.empty()) {
+    // All distinct events in one pass: one forward FFT per part and direction, the pointwise
+    // count-th powers multiplied, one inverse FFT (compose_parts).
+    auto compose = [&](const std::vector<pld_part>& parts) {
+      if (parts.size() == 1) {
+        return parts[0].second == 1 ? *parts[0].first
+                                    : self_compose(*parts[0].first,
+                                                   parts[0].second,
+                                                   tail,
+                                                   extended,
+                                                   options_.max_grid_points);
+      }
+      return compose_parts(parts, tail, extended, options_.max_grid_points);
+    };
+    pld_pmf r = compose(remove);
+    std::shared_ptr<const pld_pmf> a;
+    if (asymmetric) a = std::make_shared<const pld_pmf>(compose(add));
+    out.pld = std::make_shared<const privacy_loss_distribution>(std::move(r), std::move(a));
+  }
   out.h = h;
   out.tail = tail;
   out.extended = extended;
@@ -177,24 +263,32 @@ void pld_accountant::build(pld_bound bound, double h, bool extended, double tail
 bool pld_accountant::needs_extended(double delta) const {
   // One-pass self-composition leaves a noise floor of ~count * 2^-52 under the grid points
   // (see circular_power); below delta / 100 it cannot move the answer.
-  std::int64_t most = 0;
-  for (const auto& [e, n] : ledger_.runs()) most = std::max(most, n);
-  return static_cast<double>(most) * 0x1p-52 > 1e-2 * delta;
+  // All parts are powered in one pass: their counts add up in the rounding of the product.
+  double total = 0.0;
+  for (const auto& [e, n] : ledger_.runs()) {
+    const bool fast =
+        options_.gaussian_fast_path && std::holds_alternative<core::gaussian_event>(e);
+    total += fast ? 1.0 : static_cast<double>(n);
+  }
+  return total * 0x1p-52 > 1e-2 * delta;
 }
 
 double pld_accountant::resolution_floor() const {
-  double most = 0.0, distinct = 0.0;
+  double total = 0.0, distinct = 0.0;
   for (const auto& [e, n] : ledger_.runs()) {
     if (options_.gaussian_fast_path && std::holds_alternative<core::gaussian_event>(e)) continue;
-    most = std::max(most, static_cast<double>(n));
+    total += static_cast<double>(n);
     distinct += 1.0;
   }
   if (distinct == 0.0) return 0.0;  // all-Gaussian closed form: no FFT
-  return 8.0 * (most * 0x1p-64 + (distinct - 1.0) * 0x1p-52);
+  return 8.0 * (total * 0x1p-64 + (distinct - 1.0) * 0x1p-52);
 }
 
 template <class Query>
-pld_bracket pld_accountant::refine(Query query, bool epsilon_query, double delta) const {
+pld_bracket pld_accountant::refine(Query query,
+                                   bool epsilon_query,
+                                   double delta,
+                                   bool want_lower) const {
   if (ledger_.empty()) return {0.0, 0.0, 0.0, true};
   // Epsilon queries truncate at most delta / 1000 of the tails (the truncated mass sits at
   // +inf in the pessimistic PLD, so a tail_mass near delta would make the upper bound +inf or
@@ -202,72 +296,84 @@ pld_bracket pld_accountant::refine(Query query, bool epsilon_query, double delta
   const double tail = epsilon_query ? std::max(std::min(options_.tail_mass, 1e-3 * delta), 1e-300)
                                     : options_.tail_mass;
   bool extended = needs_extended(delta);
-  double h = upper_.valid && upper_.tail == tail ? upper_.h : initial_grid();
-  auto build_both = [&](double hh) {
-    build(pld_bound::pessimistic, hh, extended, tail);
-    build(pld_bound::optimistic, hh, extended, tail);
+  // Builds one side at hh, coarsening to the finest grid that holds the widest support when hh
+  // does not fit (any grid gives valid bounds); returns the grid used.
+  auto build_fit = [&](pld_bound bound, double hh) {
+    try {
+      build(bound, hh, extended, tail);
+    } catch (const pld_grid_error& e) {
+      const double h1 = 1.01 * e.range / static_cast<double>(options_.max_grid_points - 16);
+      if (!(h1 > hh && h1 <= 1.0)) throw;  // no grid fits: the caller reports [0, +inf]
+      build(bound, h1, extended, tail);
+      return h1;
+    }
+    return hh;
   };
-  try {
-    build_both(h);
-  } catch (const pld_grid_error& e) {
-    // Coarsen to the finest grid that holds the widest support (any grid gives valid bounds).
-    const double h1 = 1.01 * e.range / static_cast<double>(options_.max_grid_points - 16);
-    if (!(h1 > h && h1 <= 1.0)) throw;  // no grid fits: the caller reports [0, +inf]
-    h = h1;
-    build_both(h);
-  }
+  // The pessimistic side, on its own grid (upper_discretization: finer than the bracket's first
+  // grid where the loss scale is large, since the reported upper bound is the product).
+  double h_upper = build_fit(pld_bound::pessimistic, upper_discretization());
   if (!upper_.pld) {  // all-Gaussian ledger with the fast path: exact closed form
     const double v = query(nullptr);
     if (!std::isfinite(v)) return {0.0, v, 0.0, false};  // epsilon beyond 1e300: no lower end
     return {v, v, 0.0, true};
   }
+  double upper = query(upper_.pld.get());
+  if (!epsilon_query && !extended && needs_extended(upper)) {
+    extended = true;  // delta query: the answer turned out small; redo in long double
+    h_upper = build_fit(pld_bound::pessimistic, h_upper);
+    upper = query(upper_.pld.get());
+  }
+  if (!want_lower) return {0.0, upper, h_upper, true};
   const bool fixed = options_.discretization > 0.0;
   // Every grid gives certified bounds, so the bracket keeps the best end seen at any grid: a
-  // refinement may rebuild only the optimistic side (usually the looser one: its chord
-  // correction is first order in h at atoms off the grid) and keep the pessimistic one.
-  double upper = query(upper_.pld.get()), lower = query(lower_.pld.get());
-  double h_upper = upper_.h;  // grid of the reported upper end
+  // refinement rebuilds the optimistic side (the looser one: its chord correction is first
+  // order in h at atoms off the grid), and the pessimistic one only once the optimistic grid
+  // is finer than the pessimistic one.
+  double anchor = 0.0;
+  {
+    int kinds = 0;
+    for (const auto& [e, n] : ledger_.runs()) {
+      if (options_.gaussian_fast_path && std::holds_alternative<core::gaussian_event>(e)) continue;
+      ++kinds;
+      anchor = grid_anchor(e);
+    }
+    if (kinds != 1 || fixed) anchor = 0.0;
+  }
+  double h = build_fit(pld_bound::optimistic, aligned(initial_grid(), anchor));
+  double lower = query(lower_.pld.get());
+  auto tol_of = [&]() {
+    return epsilon_query ? std::max(options_.epsilon_error * upper, options_.epsilon_error_absolute)
+                         : options_.epsilon_error * upper + 1e-14;
+  };
   auto bracket = [&](bool converged) {
     return pld_bracket{std::min(lower, upper), upper, h_upper, converged};
   };
   auto met = [&]() {
     if (upper == lower) return true;
     const double gap = upper - std::min(lower, upper);
-    const double tol =
-        epsilon_query ? std::max(options_.epsilon_error * upper, options_.epsilon_error_absolute)
-                      : options_.epsilon_error * upper + 1e-14;
-    return std::isfinite(gap) && gap <= tol;
+    return std::isfinite(gap) && gap <= tol_of();
   };
   for (int it = 0;; ++it) {
-    if (!epsilon_query && !extended && needs_extended(upper)) {
-      extended = true;  // delta query: the answer turned out small; redo in long double
-      build_both(h);
-      upper = query(upper_.pld.get());
-      lower = query(lower_.pld.get());
-      h_upper = h;
-      continue;
-    }
     if (met()) return bracket(true);
     // +inf upper end: the mass at +inf (events' own, or truncated tails) reaches delta, which
     // no finer grid changes.
     if (fixed || it >= 6 || !std::isfinite(upper)) return bracket(false);
     const double gap = upper - std::min(lower, upper);
-    const double tol =
-        epsilon_query ? std::max(options_.epsilon_error * upper, options_.epsilon_error_absolute)
-                      : options_.epsilon_error * upper + 1e-14;
     // Gap ~ h (first order, the worst case of the optimistic side): aim just under the target.
-    const double factor = std::clamp(0.8 * tol / gap, 1.0 / 16.0, 0.5);
-    const double h_next = h * factor;
+    const double factor = std::clamp(0.8 * tol_of() / gap, 1.0 / 16.0, 0.5);
+    const double h_next = aligned(h * factor, anchor);
     try {
       build(pld_bound::optimistic, h_next, extended, tail);
       lower = std::max(lower, query(lower_.pld.get()));
       h = h_next;
       if (met()) return bracket(true);
-      build(pld_bound::pessimistic, h_next, extended, tail);
-      const double u = query(upper_.pld.get());
-      if (u <= upper) {
-        upper = u;
-        h_upper = h_next;
+      if (h_next < h_upper) {
+        build(pld_bound::pessimistic, h_next, extended, tail);
+        const double u = query(upper_.pld.get());
+        if (u <= upper) {
+          upper = u;
+          h_upper = h_next;
+        }
       }
     } catch (const pld_grid_error&) {
       return bracket(false);  // the finer grid does not fit: keep the best bracket
@@ -320,7 +426,47 @@ double sampling_only_delta(const core::event_log& ledger) {
 }
 }  // namespace
 
-pld_bracket pld_accountant::epsilon_bracket(double delta) const {
+namespace {
+/// A single Laplace release (b = noise multiplier): its curve 1 - e^{(eps - 1/b)/2} on
+/// [-1/b, 1/b] (docs/accounting.md) inverts in closed form, eps = 1/b + 2 log(1 - delta)
+/// (clamped at 0), and is evaluated on the safe side (1/b rounded up, the logarithm rounded
+/// toward 0, the sum rounded up).
+double laplace_single_epsilon(double delta, double b) {
+  const double e0 = core::divide_up(1.0, b);
+  const double l = core::round_up(2.0 * std::log1p(-delta), 4);  // <= 0, moved toward 0
+  return std::max(0.0, core::round_up(e0 + std::min(l, 0.0), 2));
+}
+double laplace_single_delta(double epsilon, double b) {
+  const double e0 = core::divide_up(1.0, b);
+  if (epsilon >= e0) return 0.0;
+  return std::min(1.0, core::round_up(detail::laplace_hockey_stick(epsilon, 1.0 / e0), 4));
+}
+/// The single Laplace release of a ledger (nullptr otherwise).
+const core::laplace_event* single_laplace(const core::event_log& ledger) {
+  if (ledger.runs().size() != 1 || ledger.runs()[0].count != 1) return nullptr;
+  return std::get_if<core::laplace_event>(&ledger.runs()[0].event);
+}
+/// min(PLD upper bound, RDP upper bound) when RDP takes every event: both are upper bounds on
+/// the same quantity, so the smaller is one too.
+template <class F>
+double with_rdp(const core::event_log& ledger, double pld_upper, F rdp_query) {
+  rdp_accountant r;
+  for (const auto& [e, n] : ledger.runs()) {
+    if (!r.supports(e)) return pld_upper;
+  }
+  try {
+    r.compose(ledger);
+    const double v = rdp_query(r);
+    // Only a finite positive RDP value is taken (0 or NaN would signal a conversion that broke
+    // down, e.g. at noise multipliers near the floating-point range; such a value is no bound).
+    return v > 0.0 && v < pld_upper ? v : pld_upper;
+  } catch (const std::invalid_argument&) {
+    return pld_upper;  // an RDP bound that cannot be formed here leaves the PLD one
+  }
+}
+}  // namespace
+
+pld_bracket pld_accountant::epsilon_query(double delta, bool want_lower) const {
   core::check_open_interval("pld_accountant::epsilon", "delta", delta, 0.0, 1.0);
   // Tiny sampling rates (e.g. q T <= delta at q = 1e-300): epsilon = 0 is exact, and the grid
   // the loss's heavy tail would need costs seconds per query.
@@ -333,13 +479,23 @@ pld_bracket pld_accountant::epsilon_bracket(double delta) const {
                         "is below the floating-point resolution of the PLD composition (" +
                             core::format_double(floor) + " for these step counts); use rdp");
   }
+  if (const auto* l = single_laplace(ledger_)) {
+    const double v = laplace_single_epsilon(delta, l->noise_multiplier);
+    return {v, v, 0.0, true};
+  }
   auto q = [&](const privacy_loss_distribution* d) {
     return d ? d->epsilon(delta) : gaussian_epsilon(delta, gaussian_multiplier_);
   };
-  return with_grid_fallback([&] { return refine(q, true, delta); }, {0.0, inf, 0.0, false});
+  auto b = with_grid_fallback([&] { return refine(q, true, delta, want_lower); },
+                              {0.0, inf, 0.0, false});
+  if (b.discretization > 0.0) {
+    b.upper = with_rdp(ledger_, b.upper, [&](const rdp_accountant& r) { return r.epsilon(delta); });
+    b.lower = std::min(b.lower, b.upper);
+  }
+  return b;
 }
 
-pld_bracket pld_accountant::delta_bracket(double epsilon) const {
+pld_bracket pld_accountant::delta_query(double epsilon, bool want_lower) const {
   core::check_nonnegative("pld_accountant::delta", "epsilon", epsilon);
   // delta(epsilon) <= delta(0) <= the sampling-only delta: below the bracket's absolute
   // accuracy target (1e-14) it is the answer, certified, without the FFT.
@@ -347,14 +503,29 @@ pld_bracket pld_accountant::delta_bracket(double epsilon) const {
     const double d = sampling_only_delta(ledger_);
     if (d <= 1e-14) return {0.0, d, 0.0, true};
   }
+  if (const auto* l = single_laplace(ledger_)) {
+    const double v = laplace_single_delta(epsilon, l->noise_multiplier);
+    return {v, v, 0.0, true};
+  }
   auto q = [&](const privacy_loss_distribution* d) {
     return d ? d->delta(epsilon) : gaussian_delta(epsilon, gaussian_multiplier_);
   };
-  return with_grid_fallback([&] { return refine(q, false, 1.0); }, {0.0, 1.0, 0.0, false});
+  auto b =
+      with_grid_fallback([&] { return refine(q, false, 1.0, want_lower); }, {0.0, 1.0, 0.0, false});
+  if (b.discretization > 0.0) {
+    b.upper = with_rdp(ledger_, b.upper, [&](const rdp_accountant& r) { return r.delta(epsilon); });
+    b.lower = std::min(b.lower, b.upper);
+  }
+  return b;
 }
 
-double pld_accountant::epsilon(double delta) const { return epsilon_bracket(delta).upper; }
-
-double pld_accountant::delta(double epsilon) const { return delta_bracket(epsilon).upper; }
+pld_bracket pld_accountant::epsilon_bracket(double delta) const {
+  return epsilon_query(delta, true);
+}
+pld_bracket pld_accountant::delta_bracket(double epsilon) const {
+  return delta_query(epsilon, true);
+}
+double pld_accountant::epsilon(double delta) const { return epsilon_query(delta, false).upper; }
+double pld_accountant::delta(double epsilon) const { return delta_query(epsilon, false).upper; }
 
 }  // namespace dpx::accounting

@@ -247,14 +247,32 @@ double log_mgf_upper(const pld_pmf& a, double lambda) {
   const std::size_t n = p.size();
   const R h = a.discretization;
   const R w = std::exp(-std::abs(static_cast<R>(lambda)) * h);
-  R s = 0;
+  // Horner's rule on four interleaved chains (independent, so the latency of one chain's
+  // multiply-add overlaps the others'), combined at the end: sum_r w^(3-r) chain_r. Each term is
+  // still rounded at most n + 2 times (the margin below).
+  const R w2 = w * w, w4 = w2 * w2;
+  R c[4] = {0, 0, 0, 0};
+  // Position k of the sequence (0 = highest power) is element i = k of p for lambda > 0 and
+  // i = n - 1 - k otherwise; the sequence is padded in front with zeros to a multiple of 4.
+  const std::size_t pad = (4 - n % 4) % 4;
+  auto at = [&](std::size_t k) -> R {  // k counts from the padded front
+    if (k < pad) return 0;
+    const std::size_t j = k - pad;
+    return lambda > 0.0 ? p[j] : p[n - 1 - j];
+  };
+  const std::size_t total = n + pad;
+  for (std::size_t k = 0; k < total; k += 4) {
+    c[0] = c[0] * w4 + at(k);
+    c[1] = c[1] * w4 + at(k + 1);
+    c[2] = c[2] * w4 + at(k + 2);
+    c[3] = c[3] * w4 + at(k + 3);
+  }
+  R s = ((c[0] * w + c[1]) * w + c[2]) * w + c[3];
   R anchor;  // loss of the term with factor 1
   if (lambda > 0.0) {
-    for (std::size_t i = 0; i < n; ++i) s = s * w + p[i];  // sum p_i w^{n-1-i}
-    anchor = static_cast<R>(a.offset + static_cast<std::int64_t>(n) - 1) * h;
+    anchor = static_cast<R>(a.offset + static_cast<std::int64_t>(n) - 1) * h;  // sum p_i w^{n-1-i}
   } else {
-    for (std::size_t i = n; i-- > 0;) s = s * w + p[i];  // sum p_i w^i
-    anchor = static_cast<R>(a.offset) * h;
+    anchor = static_cast<R>(a.offset) * h;  // sum p_i w^i
   }
   if (!(s > 0)) return -inf;
   const R shift = static_cast<R>(lambda) * anchor;
@@ -296,13 +314,16 @@ double chernoff_loss(const std::vector<pld_part>& parts, double tau, double sign
   };
   // The bound is quasi-convex in lambda; scan octaves, then golden-section in log lambda.
   auto better = [&](double x, double y) { return sign > 0 ? x < y : x > y; };
+  // Quasi-convexity also ends the scan two octaves past a finite minimum.
   double best = sign * inf, best_ll = 0.0;
-  for (int k = -14; k <= 16; ++k) {
+  int best_k = -15;
+  for (int k = -14; k <= 16 && (!std::isfinite(best) || k <= best_k + 2); ++k) {
     const double ll = k * std::log(2.0);
     const double v = bound(ll);
     if (better(v, best)) {
       best = v;
       best_ll = ll;
+      best_k = k;
     }
   }
   if (!std::isfinite(best)) return best;
@@ -310,7 +331,7 @@ double chernoff_loss(const std::vector<pld_part>& parts, double tau, double sign
   const double g = core::minimize_golden([&](double ll) { return sign * bound(ll); },
                                          best_ll - std::log(2.0),
                                          best_ll + std::log(2.0),
-                                         20);
+                                         14);
   if (better(sign * g, best)) best = sign * g;
   return best;
 }
@@ -490,9 +511,10 @@ pld_pmf compose_parts(const std::vector<pld_part>& parts,
   r.discretization = h;
   r.offset = lo_i;
   r.probs.resize(big);
-  for (std::int64_t s = 0; s < big_n; ++s) {
-    r.probs[static_cast<std::size_t>(s)] = x[static_cast<std::size_t>((shift + s) % big_n)];
-  }
+  // slot s <- bin (shift + s) mod N, as two contiguous copies
+  const auto cut = static_cast<std::ptrdiff_t>(big_n - shift);
+  std::copy(x.begin() + shift, x.end(), r.probs.begin());
+  std::copy(x.begin(), x.begin() + shift, r.probs.begin() + cut);
   const bool lost_above = lo + big_n - 1 < support_hi;
   r.bound = first.bound;
   if (first.bound == pld_bound::pessimistic) {

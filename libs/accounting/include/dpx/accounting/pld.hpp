@@ -67,6 +67,11 @@ struct pld_options {
   /// Compose Gaussian events exactly (T Gaussians = one Gaussian with sigma / sqrt(T)) and
   /// answer all-Gaussian queries with the closed form instead of a discretised PLD.
   bool gaussian_fast_path = true;
+  /// Largest grid of the PESSIMISTIC PLD under the automatic grid (nats): the upper bound is
+  /// then at least as tight as a connect-the-dots PLD on the grid 1e-4 (dp_accounting's default
+  /// value_discretization_interval; the composed error is second order in h, 0.64x at 8e-5),
+  /// whatever the loss scale. Finer grids are used where the loss scale asks for them.
+  static constexpr double max_automatic_discretization = 8e-5;
   /// Grid used by from_event when discretization == 0.
   static constexpr double default_discretization = 5e-4;
   void validate() const;
@@ -177,11 +182,15 @@ struct pld_bracket {
   bool converged = true;        ///< accuracy target met (false: grid limit reached)
 };
 
-/// PLD accountant: events are merged (identical events counted), each distinct event's PLD is
-/// self-composed in one FFT pass, and the distinct PLDs are convolved, lazily at query time (the
-/// result is cached until the next compose). Both the pessimistic and the optimistic PLD are
-/// built; with the automatic grid, h is refined until the bracket meets the accuracy target.
-/// Unsupported: zcdp, discrete_gaussian, discrete_laplace.
+/// PLD accountant: events are merged (identical events counted) and all distinct events are
+/// composed in one FFT pass (compose_parts), lazily at query time; the single-step PMF of every
+/// distinct event is cached per grid, so a later compose or query at the same grid rebuilds
+/// only the composition. epsilon / delta build only the pessimistic PLD, on the grid
+/// upper_discretization(); epsilon_bracket / delta_bracket also build the optimistic PLD and,
+/// with the automatic grid, refine it until the bracket meets the accuracy target.
+/// Every upper end is min(PLD upper bound, RDP upper bound) when rdp_accountant supports every
+/// event (both are certified upper bounds), and a single Laplace release is answered by its
+/// closed form. Unsupported: zcdp, discrete_gaussian, discrete_laplace.
 class pld_accountant final : public accountant {
  public:
   explicit pld_accountant(pld_options options = {});
@@ -189,13 +198,14 @@ class pld_accountant final : public accountant {
   bool supports(const core::privacy_event& e) const override;
   using accountant::compose;  // compose(const core::event_log&)
   void compose(const core::privacy_event& e, std::int64_t count = 1) override;
-  /// Upper end of epsilon_bracket (an upper bound; +inf when the loss support cannot be
+  /// Upper bound on epsilon from the pessimistic PLD alone (no optimistic PLD is built; +inf
+  /// when the loss support cannot be
   /// discretised, e.g. noise multiplier 1e-200). Throws invalid_argument_error naming delta
   /// when delta is below the floating-point resolution of the composition (about
   /// 8 (T 2^-64 + k 2^-52) for the largest count T and k distinct events; e.g. delta < 4e-19 at
   /// T = 10): no certified answer exists there, and the work would be unbounded.
   double epsilon(double delta) const override;
-  /// Upper end of delta_bracket.
+  /// Upper bound on delta from the pessimistic PLD alone (as epsilon).
   double delta(double epsilon) const override;
   /// Certified [lower, upper] bracket of the exact epsilon at delta.
   pld_bracket epsilon_bracket(double delta) const;
@@ -203,6 +213,12 @@ class pld_accountant final : public accountant {
   /// upper - lower <= epsilon_error * upper + 1e-14).
   pld_bracket delta_bracket(double epsilon) const;
   const pld_options& options() const noexcept { return options_; }
+  /// Grid of the pessimistic PLD of epsilon / delta for the current ledger: the fixed
+  /// discretization, or the automatic choice (the loss-scale model of the bracket's first grid
+  /// at a 10x tighter target, capped by max_automatic_discretization and, for a single
+  /// Laplace / pure-DP kind, shrunk so that its atoms lie on the grid). A search over a
+  /// parameter (calibration) may fix this grid for all its evaluations.
+  double upper_discretization() const;
 
  private:
   /// One rounding direction's composition and the key it was built for.
@@ -223,12 +239,29 @@ class pld_accountant final : public accountant {
   /// answer itself, so no certified epsilon exists.
   double resolution_floor() const;
   double initial_grid() const;
+  /// Variance-per-step scale of the composed loss (steers the automatic grids; 0 if unknown).
+  double loss_scale() const;
+  /// The single-step PLD of `e` at grid h, per-copy tail `tail`, direction `bound` (cached).
+  std::shared_ptr<const privacy_loss_distribution> single(const core::privacy_event& e,
+                                                          double h,
+                                                          double tail,
+                                                          pld_bound bound) const;
   template <class Query>
-  pld_bracket refine(Query q, bool epsilon_query, double delta) const;
+  pld_bracket refine(Query q, bool epsilon_query, double delta, bool want_lower) const;
+  /// epsilon / delta with (want_lower) or without the optimistic side.
+  pld_bracket epsilon_query(double delta, bool want_lower) const;
+  pld_bracket delta_query(double epsilon, bool want_lower) const;
   pld_options options_;
   core::event_log ledger_;  // merged: one run per distinct event
   mutable side upper_, lower_;
   mutable double gaussian_multiplier_ = 0.0;
+  struct cached_pld {
+    core::privacy_event event;
+    double h, tail;
+    pld_bound bound;
+    std::shared_ptr<const privacy_loss_distribution> pld;
+  };
+  mutable std::vector<cached_pld> cache_;
 };
 
 }  // namespace dpx::accounting

@@ -42,6 +42,10 @@ inline double log1mexp(double x) {
 /// e^eps phi(v) = phi(u) (u = eps/mu - mu/2, v = eps/mu + mu/2) and Mills ratios (erfcx).
 /// Returns log(delta) (-inf when delta == 0).
 double log_gaussian_hockey_stick(double epsilon, double mu);
+/// The same with Boost's erfc evaluated in double instead of long double (a few ulps more
+/// rounding, well inside gaussian_hockey_stick_rel_error; ~3x faster): for the PLD
+/// discretisation, which evaluates the curve at every grid point.
+double log_gaussian_hockey_stick_fast(double epsilon, double mu);
 
 /// Bound on the relative error of exp(log_gaussian_hockey_stick(eps, mu)): the Mills-ratio
 /// difference cancels by a factor ~ u/mu (u = eps/mu - mu/2) in the tail. Searches compare
