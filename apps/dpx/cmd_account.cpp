@@ -1,7 +1,7 @@
 // dpx account: (epsilon, delta) of T releases of the Gaussian or Laplace mechanism.
 //
 //   dpx account --mechanism gaussian --noise-multiplier S [--sampling-rate Q] --steps T
-//               (--delta D | --epsilon E) --method rdp|pld|zcdp|advanced|basic|kov|all
+//               (--delta D | --epsilon E) [--method rdp|pld|zcdp|advanced|basic|kov|all]
 //               [--epsilon-error R]
 //   dpx account --mechanism gaussian --noise-multiplier S --dataset-size N --batch-size B
 //               --epochs E ...      (DP-SGD shorthand: Q = B / N, T = ceil(E N / B))
@@ -11,7 +11,7 @@
 //               (--epochs E | --steps T) ...   (fixed batches of B drawn without replacement;
 //               the noise is relative to the REPLACE-ONE sensitivity of the batch query, e.g.
 //               2C for clipped sums; docs/accounting.md, "Subsampling")
-//   dpx account --events events.json (--delta D | --epsilon E) --method ...
+//   dpx account --events events.json (--delta D | --epsilon E) [--method ...]
 //               (heterogeneous composition; events.json is [{"kind": ..., params...,
 //               "count": n}, ...] or {"events": [...]}, kinds: gaussian / laplace
 //               {noise_multiplier}, subsampled_gaussian / subsampled_laplace {sampling_rate,
@@ -28,6 +28,7 @@
 //   -> with --method all: {"schema_version": 2, "inputs": {...}, "results": [{"method": ...,
 //       "epsilon" | "delta": ...}, ...]}
 //
+// --method defaults to pld (dp_sgd_flags.hpp, shared with dpx calibrate).
 // With --delta the output's epsilon is an upper bound at that delta; with --epsilon the
 // output's delta is an upper bound at that epsilon. Without --sampling-rate there is no
 // subsampling; with it, each step is Poisson subsampling with rate Q under add/remove
@@ -46,6 +47,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "dp_sgd_flags.hpp"
 #include "dpx/accounting/calibration.hpp"
 #include "dpx/accounting/composition.hpp"
 #include "dpx/accounting/pld.hpp"
@@ -72,17 +74,15 @@ struct account_options {
   double delta = 0;
   double epsilon = 0;
   double epsilon_error = 1e-3;
-  std::int64_t dataset_size = 0, batch_size = 0;
-  double epochs = 0;
-  std::string method;
+  dpx::cli::dp_sgd_flags sgd;  // --dataset-size, --batch-size, --epochs
+  std::string method = dpx::cli::default_method;
   bool have_noise = false, have_rate = false, have_scale = false, have_sensitivity = false;
-  bool have_delta = false, have_epsilon = false, have_steps = false, have_sgd = false;
+  bool have_delta = false, have_epsilon = false, have_steps = false;
   bool have_epsilon_error = false;
   std::string events;
   bool have_events = false;
   std::string sampling;      // "" (poisson) | poisson | without_replacement
   std::string neighbouring;  // "" (add_remove) | add_remove | replace_one
-  bool have_dataset = false, have_batch = false, have_epochs = false;
 };
 
 /// Parses a --neighbouring / events-file relation name.
@@ -106,10 +106,7 @@ int run_events(const account_options& o) {
                      o.have_scale,
                      o.have_sensitivity,
                      o.have_steps,
-                     o.have_sgd,
-                     o.have_dataset,
-                     o.have_batch,
-                     o.have_epochs,
+                     o.sgd.any(),
                      !o.sampling.empty(),
                      !o.neighbouring.empty(),
                      !o.mechanism.empty()}) {
@@ -205,47 +202,23 @@ int run_account(account_options o) {
     if (o.have_rate) {
       core::throw_invalid(fn, "--sampling-rate", o.sampling_rate, "not with without_replacement");
     }
-    if (!o.have_dataset || !o.have_batch || o.have_epochs == o.have_steps) {
+    if (!o.sgd.have_dataset() || !o.sgd.have_batch() || o.sgd.have_epochs() == o.have_steps) {
       core::throw_invalid(fn,
                           "--sampling",
                           o.sampling,
                           "without_replacement needs --dataset-size, --batch-size and one of "
                           "--epochs and --steps");
     }
-    if (o.batch_size < 1 || o.batch_size > o.dataset_size) {
-      core::throw_invalid(
-          fn, "--batch-size", std::to_string(o.batch_size), "must lie in [1, dataset size]");
+    dpx::cli::check_dataset_and_batch(fn, o.sgd);
+    if (o.sgd.have_epochs()) {
+      dpx::cli::check_epochs(fn, o.sgd);
+      o.steps = acc::dp_sgd_schedule_of(o.sgd.dataset_size, o.sgd.batch_size, o.sgd.epochs).steps;
     }
-    if (o.have_epochs) {
-      if (!(o.epochs > 0.0) || !std::isfinite(o.epochs)) {
-        core::throw_invalid(fn, "--epochs", o.epochs, "must be positive and finite");
-      }
-      o.steps = acc::dp_sgd_schedule_of(o.dataset_size, o.batch_size, o.epochs).steps;
-    }
-  } else if (o.have_sgd) {
-    if (o.have_steps)
-      core::throw_invalid(fn, "--steps", std::to_string(o.steps), "not with --dataset-size");
-    if (o.have_rate) {
-      core::throw_invalid(fn, "--sampling-rate", o.sampling_rate, "not with --dataset-size");
-    }
-    if (o.dataset_size < 1)
-      core::throw_invalid(fn, "--dataset-size", std::to_string(o.dataset_size), "must be >= 1");
-    if (o.batch_size < 1 || o.batch_size > o.dataset_size) {
-      core::throw_invalid(
-          fn, "--batch-size", std::to_string(o.batch_size), "must lie in [1, dataset size]");
-    }
-    if (!(o.epochs > 0.0) || !std::isfinite(o.epochs)) {
-      core::throw_invalid(fn, "--epochs", o.epochs, "must be positive and finite");
-    }
-    const auto sch = acc::dp_sgd_schedule_of(o.dataset_size, o.batch_size, o.epochs);
+  } else if (o.sgd.any()) {
+    const auto sch = dpx::cli::poisson_schedule(fn, o.sgd, o.have_steps, o.have_rate);
     o.steps = sch.steps;
     o.sampling_rate = sch.sampling_rate;
     o.have_rate = sch.sampling_rate < 1.0;
-  } else if (o.have_dataset || o.have_batch || o.have_epochs) {
-    dpx::core::throw_invalid(kFn,
-                             "--dataset-size",
-                             "(partial)",
-                             "give --dataset-size, --batch-size and --epochs together");
   } else if (!o.have_steps) {
     core::throw_invalid(
         fn, "--steps", "(missing)", "required (or --dataset-size/--batch-size/--epochs)");
@@ -333,8 +306,8 @@ int run_account(account_options o) {
       ev = core::sampled_without_replacement_event{
           o.mechanism == "gaussian" ? core::noise_family::gaussian : core::noise_family::laplace,
           s,
-          o.batch_size,
-          o.dataset_size,
+          o.sgd.batch_size,
+          o.sgd.dataset_size,
           relation};
     } else {
       core::check_half_open_interval(fn, "--sampling-rate", o.sampling_rate, 0.0, 1.0);
@@ -423,10 +396,10 @@ int run_account(account_options o) {
   if (!wor) in["sampling_rate"] = o.have_rate ? o.sampling_rate : 1.0;
   in["sampling"] = wor ? "without_replacement" : "poisson";
   in["neighbouring"] = relation == core::neighbouring::replace_one ? "replace_one" : "add_remove";
-  if (o.have_sgd || wor) {
-    in["dataset_size"] = o.dataset_size;
-    in["batch_size"] = o.batch_size;
-    if (o.have_epochs) in["epochs"] = o.epochs;
+  if (o.sgd.any()) {
+    in["dataset_size"] = o.sgd.dataset_size;
+    in["batch_size"] = o.sgd.batch_size;
+    if (o.sgd.have_epochs()) in["epochs"] = o.sgd.epochs;
   }
   in["steps"] = o.steps;
   in[o.have_delta ? "delta" : "epsilon"] = o.have_delta ? o.delta : o.epsilon;
@@ -488,18 +461,17 @@ const bool registered = dpx::cli::register_command(
       auto* eps = sub.add_option("--epsilon", o->epsilon, "report delta at this epsilon (>= 0)");
       auto* err = sub.add_option(
           "--epsilon-error", o->epsilon_error, "pld: relative width of the bracket (default 1e-3)");
-      auto* n = sub.add_option("--dataset-size", o->dataset_size, "DP-SGD: dataset size N");
-      auto* bs = sub.add_option("--batch-size", o->batch_size, "DP-SGD: expected batch size B");
-      auto* ep = sub.add_option("--epochs", o->epochs, "DP-SGD: epochs (steps = ceil(E N / B))");
+      dpx::cli::add_dp_sgd_options(sub, o->sgd);
       sub.add_option("--sampling",
                      o->sampling,
                      "poisson (default) | without_replacement (fixed batches of --batch-size)");
       sub.add_option("--neighbouring",
                      o->neighbouring,
                      "add_remove (default) | replace_one (without_replacement only)");
-      sub.add_option("--method", o->method, "rdp | pld | zcdp | advanced | basic | kov | all")
-          ->required();
-      return [o, noise, rate, scale, sens, steps, delta, eps, err, n, bs, ep, events]() {
+      sub.add_option("--method",
+                     o->method,
+                     dpx::cli::method_help("rdp | pld | zcdp | advanced | basic | kov | all"));
+      return [o, noise, rate, scale, sens, steps, delta, eps, err, events]() {
         o->have_events = events->count() > 0;
         o->have_noise = noise->count() > 0;
         o->have_rate = rate->count() > 0;
@@ -509,10 +481,6 @@ const bool registered = dpx::cli::register_command(
         o->have_delta = delta->count() > 0;
         o->have_epsilon = eps->count() > 0;
         o->have_epsilon_error = err->count() > 0;
-        o->have_dataset = n->count() > 0;
-        o->have_batch = bs->count() > 0;
-        o->have_epochs = ep->count() > 0;
-        o->have_sgd = o->have_dataset && o->have_batch && o->have_epochs;
         return run_account(*o);
       };
     });

@@ -1,11 +1,17 @@
 // dpx calibrate: the noise needed for a target (epsilon, delta).
 //
 //   dpx calibrate --mechanism gaussian --epsilon E --delta D [--steps T] [--sampling-rate Q]
-//                 --method classical|analytic|rdp|pld
+//                 [--method classical|analytic|rdp|pld]
 //     -> {"schema_version": 2, "inputs": {...}, "noise_multiplier": ...,
 //         "achieved": {"method": ..., "epsilon": ..., "delta": ...}}
+//   dpx calibrate --mechanism gaussian --epsilon E --delta D --dataset-size N --batch-size B
+//                 --epochs E' [--method rdp|pld]   (DP-SGD shorthand, as in dpx account:
+//                 Q = B / N, T = ceil(E' N / B); "inputs" states sampling_rate Q and steps T)
 //   dpx calibrate --mechanism laplace --epsilon E [--steps T --delta D
 //                 --method basic|advanced|kov|pld]             -> {..., "scale": ..., ...}
+//
+// --method defaults to pld (dp_sgd_flags.hpp, shared with dpx account); a Laplace calibration
+// without --delta has no delta for pld to spend and defaults to basic (pure DP).
 //
 // "achieved" re-accounts the returned noise with the stated method (analytic: the exact
 // Gaussian curve; classical: the published theorem's guarantee, i.e. the target, with the
@@ -23,6 +29,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
+#include "dp_sgd_flags.hpp"
 #include "dpx/accounting/calibration.hpp"
 #include "dpx/accounting/composition.hpp"
 #include "dpx/core/composition.hpp"
@@ -42,26 +49,42 @@ struct calibrate_options {
   std::int64_t steps = 1;
   double sampling_rate = 1;
   std::string method;
-  bool have_delta = false, have_rate = false, have_method = false;
+  dpx::cli::dp_sgd_flags sgd;  // --dataset-size, --batch-size, --epochs
+  bool have_delta = false, have_rate = false, have_method = false, have_steps = false;
 };
 
-int run_calibrate(const calibrate_options& o) {
+int run_calibrate(calibrate_options o) {
   namespace acc = dpx::accounting;
   namespace core = dpx::core;
   const char* fn = kFn;
   core::check_positive(fn, "--epsilon", o.epsilon);
+  if (!o.have_method) {
+    o.method = o.mechanism == "laplace" && !o.have_delta ? "basic" : dpx::cli::default_method;
+  }
+  if (o.sgd.any()) {
+    if (o.mechanism != "gaussian")
+      core::throw_invalid(fn, "--dataset-size", "(given)", "only for --mechanism gaussian");
+    const auto sch = dpx::cli::poisson_schedule(fn, o.sgd, o.have_steps, o.have_rate);
+    o.steps = sch.steps;
+    o.sampling_rate = sch.sampling_rate;
+    o.have_rate = true;
+  }
   core::check_at_least(fn, "--steps", o.steps, 1);
   nlohmann::ordered_json j, in, achieved;
   j["schema_version"] = 2;
   in["mechanism"] = o.mechanism;
   in["epsilon"] = o.epsilon;
   if (o.have_delta) in["delta"] = o.delta;
+  if (o.sgd.any()) {
+    in["dataset_size"] = o.sgd.dataset_size;
+    in["batch_size"] = o.sgd.batch_size;
+    in["epochs"] = o.sgd.epochs;
+  }
   in["steps"] = o.steps;
   if (o.have_rate) in["sampling_rate"] = o.sampling_rate;
-  in["method"] = o.have_method ? o.method : std::string("basic");
+  in["method"] = o.method;
   j["inputs"] = in;
   if (o.mechanism == "gaussian") {
-    if (!o.have_method) core::throw_invalid(fn, "--method", "(missing)", "required for gaussian");
     if (!o.have_delta) core::throw_invalid(fn, "--delta", "(missing)", "required for gaussian");
     core::check_open_interval(fn, "--delta", o.delta, 0.0, 1.0);
     if (o.have_rate)
@@ -72,6 +95,9 @@ int run_calibrate(const calibrate_options& o) {
     const double q = o.have_rate ? o.sampling_rate : 1.0;
     if (q < 1.0 &&
         (m == acc::gaussian_calibration::classical || m == acc::gaussian_calibration::analytic)) {
+      // (With the DP-SGD flags the rate is derived: the method is what to change.)
+      if (o.sgd.any())
+        core::throw_invalid(fn, "--method", o.method, "has no subsampling (use rdp or pld)");
       core::throw_invalid(fn, "--sampling-rate", q, "not supported by --method " + o.method);
     }
     if (m == acc::gaussian_calibration::classical && o.steps == 1 && !(o.epsilon < 1.0)) {
@@ -99,12 +125,10 @@ int run_calibrate(const calibrate_options& o) {
     if (o.have_rate)
       core::throw_invalid(fn, "--sampling-rate", o.sampling_rate, "only for gaussian");
     acc::laplace_method m = acc::laplace_method::basic;
-    if (o.have_method) {
-      if (o.method == "basic" || o.method == "advanced" || o.method == "kov" || o.method == "pld") {
-        m = acc::parse_laplace_method(o.method);
-      } else {
-        core::throw_invalid(fn, "--method", o.method, "must be basic, advanced, kov or pld");
-      }
+    if (o.method == "basic" || o.method == "advanced" || o.method == "kov" || o.method == "pld") {
+      m = acc::parse_laplace_method(o.method);
+    } else {
+      core::throw_invalid(fn, "--method", o.method, "must be basic, advanced, kov or pld");
     }
     if (m == acc::laplace_method::kov) {
       dpx::cli::check_bound(
@@ -145,18 +169,22 @@ const bool registered = dpx::cli::register_command(
       sub.add_option("--mechanism", o->mechanism, "gaussian | laplace")->required();
       sub.add_option("--epsilon", o->epsilon, "target epsilon (> 0)")->required();
       auto* delta = sub.add_option("--delta", o->delta, "target delta in (0, 1)");
-      sub.add_option("--steps", o->steps, "number of releases (default 1)");
+      auto* steps = sub.add_option("--steps", o->steps, "number of releases (default 1)");
       auto* rate = sub.add_option("--sampling-rate",
                                   o->sampling_rate,
                                   "Poisson sampling rate in (0, 1] (gaussian, add/remove)");
-      auto* method =
-          sub.add_option("--method",
-                         o->method,
-                         "gaussian: classical|analytic|rdp|pld; laplace: basic|advanced|kov|pld");
-      return [o, delta, rate, method]() {
+      dpx::cli::add_dp_sgd_options(sub, o->sgd);
+      auto* method = sub.add_option(
+          "--method",
+          o->method,
+          dpx::cli::method_help(
+              "gaussian: classical|analytic|rdp|pld; laplace: basic|advanced|kov|pld",
+              "; laplace without --delta: basic"));
+      return [o, delta, rate, method, steps]() {
         o->have_delta = delta->count() > 0;
         o->have_rate = rate->count() > 0;
         o->have_method = method->count() > 0;
+        o->have_steps = steps->count() > 0;
         return run_calibrate(*o);
       };
     });

@@ -126,32 +126,16 @@ dpx::core::event_log parse_events_json(std::string_view text, const std::string&
       }
       return v;
     };
-    // Ranges (the accountants check them again; here the message names the event and key).
-    auto positive = [&](const char* k) {
-      const double x = num(k);
-      if (!(std::isfinite(x) && x > 0.0)) fail(where + " " + k, "must be finite and > 0");
-      return x;
-    };
-    auto probability = [&](const char* k, bool open_top) {
-      const double x = num(k);
-      if (!(x >= 0.0 && (open_top ? x < 1.0 : x <= 1.0))) {
-        fail(where + " " + k, open_top ? "must lie in [0, 1)" : "must lie in [0, 1]");
-      }
-      return x;
-    };
+    // Types here; ranges in core::check_event below (the events' one home of validation).
     core::privacy_event ev;
     if (kind == "gaussian") {
-      ev = core::gaussian_event{positive("noise_multiplier")};
+      ev = core::gaussian_event{num("noise_multiplier")};
     } else if (kind == "laplace") {
-      ev = core::laplace_event{positive("noise_multiplier")};
+      ev = core::laplace_event{num("noise_multiplier")};
     } else if (kind == "subsampled_gaussian") {
-      const double q = probability("sampling_rate", false);
-      if (!(q > 0.0)) fail(where + " sampling_rate", "must lie in (0, 1]");
-      ev = core::subsampled_gaussian_event{q, positive("noise_multiplier")};
+      ev = core::subsampled_gaussian_event{num("sampling_rate"), num("noise_multiplier")};
     } else if (kind == "subsampled_laplace") {
-      const double q = probability("sampling_rate", false);
-      if (!(q > 0.0)) fail(where + " sampling_rate", "must lie in (0, 1]");
-      ev = core::subsampled_laplace_event{q, positive("noise_multiplier")};
+      ev = core::subsampled_laplace_event{num("sampling_rate"), num("noise_multiplier")};
     } else if (kind == "sampled_without_replacement") {
       auto text = [&](const char* k) {
         if (!e.contains(k) || !e[k].is_string()) fail(where + " " + k, "missing or not text");
@@ -166,48 +150,34 @@ dpx::core::event_log parse_events_json(std::string_view text, const std::string&
         fail(where + " neighbouring", "must be add_remove or replace_one");
       }
       const std::int64_t batch = integer("batch_size", 0), size = integer("dataset_size", 0);
-      if (batch < 1 || size < batch) {
-        fail(where + " batch_size", "need 1 <= batch_size <= dataset_size");
-      }
       ev = core::sampled_without_replacement_event{
           noise == "gaussian" ? core::noise_family::gaussian : core::noise_family::laplace,
-          positive("noise_multiplier"),
+          num("noise_multiplier"),
           batch,
           size,
           rel == "replace_one" ? core::neighbouring::replace_one : core::neighbouring::add_remove};
     } else if (kind == "randomized_response") {
-      const std::int64_t c = integer("categories", 2);
-      if (c < 2) fail(where + " categories", "must be >= 2");
-      ev = core::randomized_response_event{positive("epsilon"), c};
+      ev = core::randomized_response_event{num("epsilon"), integer("categories", 2)};
     } else if (kind == "pure_dp") {
-      ev = core::pure_dp_event{positive("epsilon")};
+      ev = core::pure_dp_event{num("epsilon")};
     } else if (kind == "approx_dp") {
-      ev = core::approx_dp_event{positive("epsilon"), probability("delta", true)};
+      ev = core::approx_dp_event{num("epsilon"), num("delta")};
     } else if (kind == "discrete_pair") {
-      auto pv = vec("p"), qv = vec("q");
-      if (pv.empty() || pv.size() != qv.size()) {
-        fail(where + " q", "must be nonempty and as long as p");
-      }
-      for (const auto* v : {&pv, &qv}) {
-        double sum = 0;
-        for (double x : *v) {
-          if (!(x >= 0.0 && x <= 1.0)) fail(where + " " + (v == &pv ? "p" : "q"), "not in [0, 1]");
-          sum += x;
-        }
-        if (!(std::abs(sum - 1.0) <= 1e-9))
-          fail(where + " " + (v == &pv ? "p" : "q"), "must sum to 1");
-      }
-      ev = core::discrete_pair_event{std::move(pv), std::move(qv)};
+      ev = core::discrete_pair_event{vec("p"), vec("q")};
     } else if (kind == "discrete_laplace") {
-      const std::int64_t sens = integer("sensitivity", 1);
-      if (sens < 1) fail(where + " sensitivity", "must be >= 1");
-      ev = core::discrete_laplace_event{positive("scale"), sens};
+      ev = core::discrete_laplace_event{num("scale"), integer("sensitivity", 1)};
     } else if (kind == "discrete_gaussian") {
-      ev = core::discrete_gaussian_event{positive("sigma"), positive("sensitivity")};
+      ev = core::discrete_gaussian_event{num("sigma"), num("sensitivity")};
     } else if (kind == "zcdp") {
-      ev = core::zcdp_event{positive("rho")};
+      ev = core::zcdp_event{num("rho")};
     } else {
-      ev = core::exponential_mechanism_event{positive("epsilon")};
+      ev = core::exponential_mechanism_event{num("epsilon")};
+    }
+    try {
+      core::check_event(kind, ev);
+    } catch (const core::invalid_argument_error& x) {
+      // The event and key, never the value (the message must not echo the file).
+      fail(where + " " + x.parameter(), x.requirement().c_str());
     }
     const std::int64_t count = integer("count", 1);
     if (count < 1) fail(where + " count", "must be >= 1");

@@ -19,6 +19,9 @@ print(f"DP-SGD: q = {q:.5f}, {steps} steps, noise multiplier {SIGMA}, delta = {D
 for accountant in (acc.PLDAccountant(), acc.RDPAccountant()):
     accountant.compose(step, steps)
     print(f"  {accountant.name:>4}: epsilon <= {accountant.get_epsilon(DELTA):.4f}")
+    if isinstance(accountant, acc.PLDAccountant):
+        lower, upper = accountant.get_epsilon_bracket(DELTA)  # certified: lower <= exact <= upper
+        print(f"        the exact epsilon lies in [{lower:.4f}, {upper:.4f}]")
 
 # The one-call shorthand gives the same number as composing the events by hand.
 assert acc.dp_sgd_epsilon(SIGMA, N, BATCH, EPOCHS, DELTA) == (
@@ -30,3 +33,7 @@ sigma = acc.calibrate_dp_sgd(target, DELTA, N, BATCH, EPOCHS, method="pld")
 achieved = acc.dp_sgd_epsilon(sigma, N, BATCH, EPOCHS, DELTA, method="pld")
 print(f"noise multiplier for epsilon = {target}: {sigma:.4f} (re-accounted epsilon {achieved:.4f})")
 assert achieved <= target
+
+# Opacus' get_noise_multiplier, argument for argument (its accountant="rdp" is available too;
+# dpx's default is its certified PLD, and the certified epsilon never exceeds the target).
+assert sigma == acc.get_noise_multiplier(target_epsilon=target, target_delta=DELTA, sample_rate=q, epochs=EPOCHS)

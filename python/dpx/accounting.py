@@ -17,14 +17,23 @@ fallback.
 Composite events (:class:`SelfComposedDpEvent`, :class:`ComposedDpEvent`,
 :class:`PoissonSampledDpEvent`) are Python objects that ``compose`` flattens into the C++ events.
 Poisson subsampling is supported for the Gaussian mechanism (add/remove neighbours), as in the
-C++ library.
+C++ library. Events validate their parameters when constructed (``GaussianDpEvent(-1.0)`` raises
+``ValueError`` naming ``noise_multiplier``).
+
+For DP-SGD, :func:`get_noise_multiplier` takes Opacus' arguments (``target_epsilon``,
+``target_delta``, ``sample_rate``, ``epochs`` or ``steps``, ``accountant``)::
+
+    sigma = acc.get_noise_multiplier(target_epsilon=3.0, target_delta=1e-5,
+                                     sample_rate=256 / 60_000, epochs=10)
 """
 
 from __future__ import annotations
 
 import math
+import numbers
+import operator
 from dataclasses import dataclass
-from typing import Iterable, Optional, Sequence, Union
+from typing import Iterable, Optional, Sequence, Tuple, Union
 
 from . import _dpx
 from ._dpx import (
@@ -77,6 +86,7 @@ __all__ = [
     "calibrate_laplace",
     "dp_sgd_epsilon",
     "dp_sgd_steps",
+    "get_noise_multiplier",
 ]
 
 # ---- composite events (flattened by Accountant.compose) -----------------------------------
@@ -89,10 +99,15 @@ class NoOpDpEvent:
 
 @dataclass(frozen=True)
 class SelfComposedDpEvent:
-    """``count`` adaptive repetitions of ``event``."""
+    """``count`` adaptive repetitions of ``event`` (``count`` an integer >= 1, checked here)."""
 
     event: object
     count: int
+
+    def __post_init__(self) -> None:
+        c = self.count
+        if isinstance(c, bool) or not isinstance(c, numbers.Integral) or c < 1:
+            raise ValidationError(f"SelfComposedDpEvent: count = {c!r} is invalid (must be an integer >= 1)")
 
 
 @dataclass(frozen=True)
@@ -113,6 +128,13 @@ class PoissonSampledDpEvent:
 
     sampling_probability: float
     event: object
+
+    def __post_init__(self) -> None:
+        q = self.sampling_probability
+        if isinstance(q, bool) or not (isinstance(q, numbers.Real) and 0 < q <= 1):
+            raise ValidationError(
+                f"PoissonSampledDpEvent: sampling_probability = {q!r} is invalid (must lie in (0, 1])"
+            )
 
 
 def _flatten(event: object, count: int, out: list) -> None:
@@ -219,6 +241,17 @@ class PLDAccountant(Accountant):
             gaussian_fast_path=gaussian_fast_path,
         )
 
+    def get_epsilon_bracket(self, delta: float) -> Tuple[float, float]:
+        """``(lower, upper)``: certified bounds on the composition's exact epsilon at ``delta``
+        (lower from the optimistic PLD, upper from the pessimistic one; ``upper`` is
+        :meth:`get_epsilon`). The same bracket as ``dpx account --method pld``
+        (``epsilon_lower``, ``epsilon``) and ``pld_accountant::epsilon_bracket`` in C++."""
+        return self._impl.get_epsilon_bracket(delta)
+
+    def get_delta_bracket(self, epsilon: float) -> Tuple[float, float]:
+        """``(lower, upper)``: certified bounds on the exact delta at ``epsilon``."""
+        return self._impl.get_delta_bracket(epsilon)
+
 
 class RDPAccountant(Accountant):
     """Renyi DP accountant (Mironov 2017) with the improved conversion (Canonne, Kamath &
@@ -290,14 +323,9 @@ def calibrate_laplace(epsilon: float, delta: float = 0.0, steps: int = 1, method
 
 
 def dp_sgd_steps(dataset_size: int, batch_size: int, epochs: float) -> int:
-    """Steps of DP-SGD: ceil(epochs * dataset_size / batch_size) (as Opacus counts them)."""
-    if dataset_size < 1 or batch_size < 1 or batch_size > dataset_size:
-        raise ValidationError(
-            f"dp_sgd: batch_size = {batch_size} is invalid (must be in [1, dataset_size = {dataset_size}])"
-        )
-    if not (epochs > 0 and math.isfinite(epochs)):
-        raise ValidationError(f"dp_sgd: epochs = {epochs} is invalid (must be finite and > 0)")
-    return int(math.ceil(epochs * dataset_size / batch_size))
+    """Steps of DP-SGD: ceil(epochs * dataset_size / batch_size) (Opacus truncates; rounding up
+    only adds steps). The C++ ``dp_sgd_schedule_of``, as ``dpx account --epochs`` uses it."""
+    return _native.dp_sgd_schedule(dataset_size, batch_size, epochs)[1]
 
 
 def dp_sgd_epsilon(
@@ -327,3 +355,101 @@ def calibrate_dp_sgd(
     Opacus' ``get_noise_multiplier``. ``method``: rdp or pld."""
     steps = dp_sgd_steps(dataset_size, batch_size, epochs)
     return calibrate_gaussian(epsilon, delta, steps, batch_size / dataset_size, method)
+
+
+def _invalid(name: str, value: object, requirement: str) -> ValidationError:
+    return ValidationError(f"get_noise_multiplier: {name} = {value!r} is invalid ({requirement})")
+
+
+def get_noise_multiplier(
+    *,
+    target_epsilon: Optional[float] = None,
+    target_delta: Optional[float] = None,
+    sample_rate: Optional[float] = None,
+    epochs: Optional[float] = None,
+    steps: Optional[int] = None,
+    accountant: Optional[str] = None,
+    epsilon_tolerance: float = 0.01,
+    epsilon: Optional[float] = None,
+    delta: Optional[float] = None,
+    sampling_rate: Optional[float] = None,
+    method: Optional[str] = None,
+    **kwargs,
+) -> float:
+    """Noise multiplier for DP-SGD: Poisson sampling with rate ``sample_rate`` for ``steps``
+    steps (or ``epochs`` epochs: steps = ceil(epochs / sample_rate)), (target_epsilon,
+    target_delta)-DP under add/remove neighbours.
+
+    Opacus' signature (``opacus.accountants.utils.get_noise_multiplier``), with dpx's names
+    beside it: ``epsilon`` / ``delta`` / ``sampling_rate`` / ``method`` may be given instead of
+    ``target_epsilon`` / ``target_delta`` / ``sample_rate`` / ``accountant`` (not both).
+    ``accountant``: ``"pld"`` (default; dpx's certified PLD) or ``"rdp"``.
+
+    The guarantee differs from Opacus': the returned sigma is the calibration of
+    :func:`calibrate_gaussian` (the C++ ``calibrate_gaussian``, as ``dpx calibrate``), whose
+    certified epsilon upper bound at ``target_delta`` (the accountant's :meth:`get_epsilon`) is
+    <= ``target_epsilon`` -- never above it; Opacus returns a sigma whose epsilon is within
+    ``epsilon_tolerance`` of the target, on either side. ``epsilon_tolerance`` is accepted for
+    compatibility (it must be > 0) and unused: dpx's answer is the feasible end of a bracket
+    far narrower than it. Opacus counts steps = int(epochs / sample_rate); dpx rounds up, which
+    never gives fewer steps, so the sigma also covers Opacus' count. Other keyword arguments are
+    refused. Bad input raises ``ValueError`` naming the argument as it was passed.
+    """
+    if kwargs:
+        name = sorted(kwargs)[0]
+        raise _invalid(name, kwargs[name], "not an argument of dpx's get_noise_multiplier")
+
+    def pick(opacus_name, opacus_value, dpx_name, dpx_value):
+        if opacus_value is not None and dpx_value is not None:
+            raise _invalid(dpx_name, dpx_value, f"give {opacus_name} or {dpx_name}, not both")
+        if opacus_value is None and dpx_value is None:
+            raise _invalid(opacus_name, None, "required")
+        return (opacus_name, opacus_value) if opacus_value is not None else (dpx_name, dpx_value)
+
+    def number(name, value):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise _invalid(name, value, "must be a number") from None
+
+    eps_name, eps = pick("target_epsilon", target_epsilon, "epsilon", epsilon)
+    delta_name, dlt = pick("target_delta", target_delta, "delta", delta)
+    q_name, q = pick("sample_rate", sample_rate, "sampling_rate", sampling_rate)
+    eps, dlt, q = number(eps_name, eps), number(delta_name, dlt), number(q_name, q)
+    if accountant is not None and method is not None:
+        raise _invalid("method", method, "give accountant or method, not both")
+    acc_name = "method" if method is not None else "accountant"
+    kind = method if method is not None else ("pld" if accountant is None else accountant)
+    if kind not in ("pld", "rdp"):
+        raise _invalid(acc_name, kind, "must be 'pld' or 'rdp'")
+    if not (math.isfinite(eps) and eps > 0):
+        raise _invalid(eps_name, eps, "must be finite and > 0")
+    if not (0 < dlt < 1):
+        raise _invalid(delta_name, dlt, "must lie in (0, 1)")
+    if not (0 < q <= 1):
+        raise _invalid(q_name, q, "must lie in (0, 1]")
+    tol = number("epsilon_tolerance", epsilon_tolerance)
+    if not (math.isfinite(tol) and tol > 0):
+        raise _invalid("epsilon_tolerance", epsilon_tolerance, "must be finite and > 0")
+    if (epochs is None) == (steps is None):
+        raise _invalid("steps", steps, "give exactly one of epochs and steps")
+    if epochs is not None:
+        e = number("epochs", epochs)
+        if not (math.isfinite(e) and e > 0):
+            raise _invalid("epochs", epochs, "must be finite and > 0")
+        try:
+            t = _native.dp_sgd_steps(q, e)
+        except ValidationError as err:  # more than 1e12 steps: the C++ requirement, renamed
+            why = str(err).rpartition(" is invalid (")[2].rstrip(")")
+            raise _invalid("epochs", epochs, why) from None
+    else:
+        t = None
+        if not isinstance(steps, bool):
+            try:
+                t = operator.index(steps)
+            except TypeError:
+                if isinstance(steps, float) and steps.is_integer():
+                    t = int(steps)
+        if t is None or t < 1:
+            raise _invalid("steps", steps, "must be an integer >= 1")
+    return _native.calibrate_gaussian(kind, eps, dlt, t, q)

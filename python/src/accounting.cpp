@@ -74,6 +74,17 @@ std::unique_ptr<acc::accountant> make(const std::string& kind,
   return std::make_unique<acc::approx_dp_accountant>(acc::parse_composition_rule(kind));
 }
 
+// The certified bracket of a PLD accountant's answer as (lower, upper).
+template <class F>
+py::tuple bracket(accountant_box& b, const char* fn, F&& query) {
+  const acc::pld_bracket r = b.locked([&](acc::accountant& a) {
+    auto* p = dynamic_cast<acc::pld_accountant*>(&a);
+    if (p == nullptr) core::throw_invalid(fn, "accountant", a.name(), "must be pld");
+    return query(*p);
+  });
+  return py::make_tuple(r.lower, r.upper);
+}
+
 }  // namespace
 
 void init_accounting(py::module_& m) {
@@ -134,6 +145,25 @@ kind: "pld", "rdp", "zcdp", or an approximate-DP rule "basic", "advanced", "kov"
           },
           py::arg("epsilon"),
           "Certified delta at this epsilon.")
+      .def(
+          "get_epsilon_bracket",
+          [](accountant_box& b, double delta) {
+            return bracket(b, "get_epsilon_bracket", [&](acc::pld_accountant& p) {
+              return p.epsilon_bracket(delta);
+            });
+          },
+          py::arg("delta"),
+          "PLD only: (lower, upper), certified bounds on the composition's exact epsilon at "
+          "delta (lower from the optimistic PLD, upper = get_epsilon(delta)).")
+      .def(
+          "get_delta_bracket",
+          [](accountant_box& b, double epsilon) {
+            return bracket(b, "get_delta_bracket", [&](acc::pld_accountant& p) {
+              return p.delta_bracket(epsilon);
+            });
+          },
+          py::arg("epsilon"),
+          "PLD only: (lower, upper), certified bounds on the exact delta at epsilon.")
       .def_property_readonly(
           "rho",
           [](accountant_box& b) -> py::object {
@@ -180,6 +210,21 @@ kind: "pld", "rdp", "zcdp", or an approximate-DP rule "basic", "advanced", "kov"
       py::arg("delta"),
       py::arg("steps") = 1,
       py::arg("sampling_rate") = 1.0);
+  m.def(
+      "dp_sgd_schedule",
+      [](std::int64_t n, std::int64_t b, double epochs) {
+        const auto s = acc::dp_sgd_schedule_of(n, b, epochs);
+        return py::make_tuple(s.sampling_rate, s.steps);
+      },
+      py::arg("dataset_size"),
+      py::arg("batch_size"),
+      py::arg("epochs"),
+      "(sampling_rate, steps) = (B / N, ceil(epochs N / B)) of DP-SGD.");
+  m.def("dp_sgd_steps",
+        &acc::dp_sgd_steps_of,
+        py::arg("sampling_rate"),
+        py::arg("epochs"),
+        "ceil(epochs / sampling_rate): the steps of `epochs` passes at this Poisson rate.");
   m.def(
       "calibrate_laplace",
       [](const std::string& method, double eps, double delta, std::int64_t steps) {

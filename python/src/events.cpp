@@ -16,6 +16,14 @@ namespace {
 
 std::string fmt(double x) { return core::format_double(x); }
 
+// The constructors validate through the one home of the events' domains (core::check_event):
+// GaussianDpEvent(-1.0) raises ValueError naming noise_multiplier here, not at compose.
+template <class E>
+E checked(const char* name, E e) {
+  core::check_event(name, e);
+  return e;
+}
+
 // Equality, hashing-free value semantics and the kind name shared by every event class.
 template <class E>
 py::class_<E> event_class(py::module_& m, const char* name, const char* doc) {
@@ -36,8 +44,8 @@ void poisson_sampled_event(py::module_& m,
                            const char* doc,
                            const char* multiplier_doc) {
   event_class<E>(m, name, doc)
-      .def(py::init([](double q, double s) {
-             return E{q, s};
+      .def(py::init([name](double q, double s) {
+             return checked(name, E{q, s});
            }),
            py::arg("sampling_rate"),
            py::arg("noise_multiplier"))
@@ -90,7 +98,8 @@ core::privacy_event event_from_python(py::handle h) {
 
 void init_events(py::module_& m) {
   event_class<core::pure_dp_event>(m, "PureDpEvent", "A pure epsilon-DP release.")
-      .def(py::init([](double eps) { return core::pure_dp_event{eps}; }), py::arg("epsilon"))
+      .def(py::init([](double eps) { return checked("PureDpEvent", core::pure_dp_event{eps}); }),
+           py::arg("epsilon"))
       .def_readonly("epsilon", &core::pure_dp_event::epsilon, "Privacy parameter epsilon.")
       .def("__repr__", [](const core::pure_dp_event& e) {
         return "PureDpEvent(epsilon=" + fmt(e.epsilon) + ")";
@@ -98,7 +107,7 @@ void init_events(py::module_& m) {
   event_class<core::approx_dp_event>(
       m, "EpsilonDeltaDpEvent", "An (epsilon, delta)-DP release with no finer description.")
       .def(py::init([](double eps, double delta) {
-             return core::approx_dp_event{eps, delta};
+             return checked("EpsilonDeltaDpEvent", core::approx_dp_event{eps, delta});
            }),
            py::arg("epsilon"),
            py::arg("delta"))
@@ -112,7 +121,8 @@ void init_events(py::module_& m) {
       "LaplaceDpEvent",
       "Laplace noise of scale b on a query of L1 sensitivity Delta: noise_multiplier = b / "
       "Delta ((1 / noise_multiplier)-DP).")
-      .def(py::init([](double s) { return core::laplace_event{s}; }), py::arg("noise_multiplier"))
+      .def(py::init([](double s) { return checked("LaplaceDpEvent", core::laplace_event{s}); }),
+           py::arg("noise_multiplier"))
       .def_readonly("noise_multiplier",
                     &core::laplace_event::noise_multiplier,
                     "Noise scale per unit sensitivity (sigma / Delta or b / Delta).")
@@ -124,7 +134,8 @@ void init_events(py::module_& m) {
       "GaussianDpEvent",
       "Gaussian noise sigma on a query of L2 sensitivity Delta: noise_multiplier = sigma / "
       "Delta.")
-      .def(py::init([](double s) { return core::gaussian_event{s}; }), py::arg("noise_multiplier"))
+      .def(py::init([](double s) { return checked("GaussianDpEvent", core::gaussian_event{s}); }),
+           py::arg("noise_multiplier"))
       .def_readonly("noise_multiplier",
                     &core::gaussian_event::noise_multiplier,
                     "Noise scale per unit sensitivity (sigma / Delta or b / Delta).")
@@ -163,13 +174,15 @@ void init_events(py::module_& m) {
                                    "neighbouring",
                                    rel,
                                    "must be replace_one or add_remove");
-             return core::sampled_without_replacement_event{
-                 noise == "gaussian" ? core::noise_family::gaussian : core::noise_family::laplace,
-                 s,
-                 batch,
-                 n,
-                 rel == "replace_one" ? core::neighbouring::replace_one
-                                      : core::neighbouring::add_remove};
+             return checked("SampledWithoutReplacementDpEvent",
+                            core::sampled_without_replacement_event{
+                                noise == "gaussian" ? core::noise_family::gaussian
+                                                    : core::noise_family::laplace,
+                                s,
+                                batch,
+                                n,
+                                rel == "replace_one" ? core::neighbouring::replace_one
+                                                     : core::neighbouring::add_remove});
            }),
            py::arg("noise"),
            py::arg("noise_multiplier"),
@@ -198,7 +211,7 @@ void init_events(py::module_& m) {
       "DiscreteLaplaceDpEvent",
       "Discrete Laplace with scale t on an integer query of sensitivity Delta.")
       .def(py::init([](double t, std::int64_t d) {
-             return core::discrete_laplace_event{t, d};
+             return checked("DiscreteLaplaceDpEvent", core::discrete_laplace_event{t, d});
            }),
            py::arg("scale"),
            py::arg("sensitivity") = 1)
@@ -215,7 +228,7 @@ void init_events(py::module_& m) {
       "DiscreteGaussianDpEvent",
       "Discrete Gaussian with parameter sigma on an integer query of L2 sensitivity Delta.")
       .def(py::init([](double s, double d) {
-             return core::discrete_gaussian_event{s, d};
+             return checked("DiscreteGaussianDpEvent", core::discrete_gaussian_event{s, d});
            }),
            py::arg("sigma"),
            py::arg("sensitivity") = 1.0)
@@ -236,7 +249,7 @@ void init_events(py::module_& m) {
       "+ k - 1)). Note: dp_accounting's RandomizedResponseDpEvent takes (noise_parameter, "
       "num_buckets) instead.")
       .def(py::init([](double eps, std::int64_t k) {
-             return core::randomized_response_event{eps, k};
+             return checked("RandomizedResponseDpEvent", core::randomized_response_event{eps, k});
            }),
            py::arg("epsilon"),
            py::arg("categories") = 2)
@@ -249,7 +262,8 @@ void init_events(py::module_& m) {
                ", categories=" + std::to_string(e.categories) + ")";
       });
   event_class<core::zcdp_event>(m, "ZCdpEvent", "A rho-zCDP release (Bun & Steinke 2016).")
-      .def(py::init([](double rho) { return core::zcdp_event{rho}; }), py::arg("rho"))
+      .def(py::init([](double rho) { return checked("ZCdpEvent", core::zcdp_event{rho}); }),
+           py::arg("rho"))
       .def_readonly("rho", &core::zcdp_event::rho, "zCDP parameter rho = Delta^2 / (2 sigma^2).")
       .def("__repr__",
            [](const core::zcdp_event& e) { return "ZCdpEvent(rho=" + fmt(e.rho) + ")"; });
@@ -258,7 +272,8 @@ void init_events(py::module_& m) {
       "DiscretePairDpEvent",
       "A mechanism given by its dominating pair (P, Q) on a common finite support.")
       .def(py::init([](std::vector<double> p, std::vector<double> q) {
-             return core::discrete_pair_event{std::move(p), std::move(q)};
+             return checked("DiscretePairDpEvent",
+                            core::discrete_pair_event{std::move(p), std::move(q)});
            }),
            py::arg("p"),
            py::arg("q"))
@@ -272,7 +287,9 @@ void init_events(py::module_& m) {
       m,
       "ExponentialMechanismDpEvent",
       "The exponential mechanism / report-noisy-max (epsilon-DP and epsilon-bounded-range).")
-      .def(py::init([](double eps) { return core::exponential_mechanism_event{eps}; }),
+      .def(py::init([](double eps) {
+             return checked("ExponentialMechanismDpEvent", core::exponential_mechanism_event{eps});
+           }),
            py::arg("epsilon"))
       .def_readonly(
           "epsilon", &core::exponential_mechanism_event::epsilon, "Privacy parameter epsilon.")

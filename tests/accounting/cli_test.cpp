@@ -4,6 +4,10 @@
 // - Bad input (non-positive / non-finite numbers, delta outside (0,1), sampling rate outside
 //   (0,1], steps < 1, unknown method) -> exit status 2, one line on stderr naming the flag,
 //   nothing on stdout.
+// - The DP-SGD flags (--dataset-size --batch-size --epochs) in calibrate as in account: q = B/N,
+//   T = ceil(E N / B) stated in "inputs", the sigma re-accounts to <= the target and within the
+//   calibration tolerance; their bad values exit 2 naming the flag.
+// - --method defaults to pld in account and calibrate, and --help says so.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -323,4 +327,122 @@ TEST_F(Cli, SubsampledLaplaceAndWithoutReplacement) {
           "--dataset-size 10 --batch-size 11 --steps 5 --delta 1e-5 --method pld");
   EXPECT_EQ(big.status, 2);
   EXPECT_NE(big.err.find("--batch-size"), std::string::npos) << big.err;
+}
+
+// ---- DP-SGD flags and --method's default (dp_sgd_flags.hpp, shared by account and calibrate)
+
+namespace {
+/// The --help line of `flag` (CLI11 prints each option with its description on one line).
+std::string help_line(const std::string& help, const std::string& flag) {
+  std::istringstream is(help);
+  for (std::string line; std::getline(is, line);) {
+    const auto at = line.find(flag);
+    if (at != std::string::npos && line.find_first_not_of(' ') == at) return line;
+  }
+  return {};
+}
+}  // namespace
+
+// dpx calibrate --dataset-size N --batch-size B --epochs E: q = B / N and T = ceil(E N / B)
+// (here 256 / 60000 and ceil(1171.875) = 1172, written out), stated in "inputs"; the returned
+// sigma re-accounted by the library and by `dpx account` with the same DP-SGD flags gives
+// epsilon <= the target and within the calibration's tolerance (1e-3 relative) of it; the
+// answer is the one of --sampling-rate q --steps T.
+TEST_F(Cli, CalibrateTakesTheDpSgdFlags) {
+  namespace acc = dpx::accounting;
+  const double q = 256.0 / 60000.0;
+  const std::int64_t t = 1172;
+  for (const char* m : {"pld", "rdp"}) {
+    SCOPED_TRACE(m);
+    const std::string sgd = " --dataset-size 60000 --batch-size 256 --epochs 5";
+    auto r = run(std::string("calibrate --mechanism gaussian --epsilon 3 --delta 1e-5") + sgd +
+                 " --method " + m);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["inputs"]["dataset_size"], 60000);
+    EXPECT_EQ(j["inputs"]["batch_size"], 256);
+    EXPECT_EQ(j["inputs"]["epochs"], 5.0);
+    EXPECT_EQ(j["inputs"]["sampling_rate"].get<double>(), q) << r.out;
+    EXPECT_EQ(j["inputs"]["steps"].get<std::int64_t>(), t) << r.out;
+    const double s = j["noise_multiplier"].get<double>();
+    const double e = acc::account_gaussian(acc::parse_method(m), s, q, t, 1e-5);
+    EXPECT_LE(e, 3.0);
+    EXPECT_GE(e, 3.0 * (1 - 1e-3));
+    EXPECT_EQ(j["achieved"]["epsilon"].get<double>(), e);
+    auto a = run("account --mechanism gaussian --noise-multiplier " + j["noise_multiplier"].dump() +
+                 sgd + " --delta 1e-5 --method " + m);
+    ASSERT_EQ(a.status, 0) << a.err;
+    EXPECT_LE(nlohmann::json::parse(a.out)["epsilon"].get<double>(), 3.0) << a.out;
+    auto same = run(std::string("calibrate --mechanism gaussian --epsilon 3 --delta 1e-5 ") +
+                    "--sampling-rate " + nlohmann::json(q).dump() + " --steps 1172 --method " + m);
+    ASSERT_EQ(same.status, 0) << same.err;
+    EXPECT_EQ(nlohmann::json::parse(same.out)["noise_multiplier"].get<double>(), s);
+  }
+}
+
+TEST_F(Cli, DpSgdFlagsBadInputExitTwoNamingTheFlag) {
+  const std::string g = "calibrate --mechanism gaussian --epsilon 3 --delta 1e-5 ";
+  const std::string a = "account --mechanism gaussian --noise-multiplier 1 --delta 1e-5 ";
+  const std::pair<std::string, const char*> cases[] = {
+      {g + "--dataset-size 100 --batch-size 10", "--dataset-size"},
+      {g + "--epochs 2", "--dataset-size"},
+      {g + "--dataset-size 0 --batch-size 1 --epochs 1", "--dataset-size"},
+      {g + "--dataset-size 100 --batch-size 200 --epochs 1", "--batch-size"},
+      {g + "--dataset-size 100 --batch-size 0 --epochs 1", "--batch-size"},
+      {g + "--dataset-size 100 --batch-size 10 --epochs 0", "--epochs"},
+      {g + "--dataset-size 100 --batch-size 10 --epochs -1", "--epochs"},
+      {g + "--dataset-size 1 --batch-size 1 --epochs 1e13", "--epochs"},
+      {g + "--dataset-size 100 --batch-size 10 --epochs 1 --steps 10", "--steps"},
+      {g + "--dataset-size 100 --batch-size 10 --epochs 1 --sampling-rate 0.1", "--sampling-rate"},
+      {g + "--dataset-size 100 --batch-size 10 --epochs 1 --method analytic", "--method"},
+      {"calibrate --mechanism laplace --epsilon 1 --dataset-size 100 --batch-size 10 --epochs 1",
+       "--dataset-size"},
+      {a + "--dataset-size 100 --batch-size 10", "--dataset-size"},
+      {a + "--dataset-size 100 --batch-size 200 --epochs 1", "--batch-size"},
+      {a + "--dataset-size 100 --batch-size 10 --epochs 0", "--epochs"},
+      {a + "--dataset-size 100 --batch-size 10 --epochs 1 --steps 3", "--steps"},
+  };
+  for (const auto& [args, flag] : cases) {
+    auto r = run(args);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_TRUE(r.out.empty()) << args << " -> " << r.out;
+    EXPECT_EQ(lines(r.err), 1) << args << " -> " << r.err;
+    // "<flag> = <value> is invalid (...)": the flag's own check, not CLI11's unknown-option error
+    EXPECT_NE(r.err.find(std::string(flag) + " = "), std::string::npos) << args << " -> " << r.err;
+    EXPECT_NE(r.err.find("is invalid"), std::string::npos) << args << " -> " << r.err;
+  }
+}
+
+// --method: one default, pld, in every command that has the flag, shown in --help; omitting it
+// gives the answer of --method pld. calibrate --help lists the DP-SGD flags.
+TEST_F(Cli, MethodDefaultsToPldAndHelpSaysSo) {
+  for (const char* cmd : {"account", "calibrate"}) {
+    auto h = run(std::string(cmd) + " --help");
+    ASSERT_EQ(h.status, 0) << h.err;
+    const std::string line = help_line(h.out, "--method");
+    EXPECT_NE(line.find("(default pld"), std::string::npos) << cmd << ": " << h.out;
+    for (const char* f : {"--dataset-size", "--batch-size", "--epochs"})
+      EXPECT_FALSE(help_line(h.out, f).empty()) << cmd << " --help lacks " << f << ": " << h.out;
+  }
+  const std::string acc =
+      "account --mechanism gaussian --noise-multiplier 1 --sampling-rate 0.01 --steps 100 "
+      "--delta 1e-5";
+  auto a0 = run(acc), a1 = run(acc + " --method pld");
+  ASSERT_EQ(a0.status, 0) << a0.err;
+  EXPECT_EQ(a0.out, a1.out);
+  EXPECT_EQ(nlohmann::json::parse(a0.out)["method"], "pld");
+  const std::string cal =
+      "calibrate --mechanism gaussian --epsilon 2 --delta 1e-5 --sampling-rate 0.01 --steps 100";
+  auto c0 = run(cal), c1 = run(cal + " --method pld");
+  ASSERT_EQ(c0.status, 0) << c0.err;
+  EXPECT_EQ(c0.out, c1.out);
+  EXPECT_EQ(nlohmann::json::parse(c0.out)["inputs"]["method"], "pld");
+  // Laplace with --delta: pld too; without --delta (nothing for pld to spend): basic.
+  auto l0 = run("calibrate --mechanism laplace --epsilon 2 --steps 4 --delta 1e-5");
+  auto l1 = run("calibrate --mechanism laplace --epsilon 2 --steps 4 --delta 1e-5 --method pld");
+  ASSERT_EQ(l0.status, 0) << l0.err;
+  EXPECT_EQ(l0.out, l1.out);
+  auto lb = run("calibrate --mechanism laplace --epsilon 2 --steps 4");
+  ASSERT_EQ(lb.status, 0) << lb.err;
+  EXPECT_EQ(nlohmann::json::parse(lb.out)["achieved"]["method"], "basic");
 }

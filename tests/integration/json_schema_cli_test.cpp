@@ -285,6 +285,20 @@ TEST_F(JsonSchemaCli, EveryCommandMatchesItsSchema) {
          "--method",
          "rdp"});
   check("calibrate", {"calibrate", "--mechanism", "laplace", "--epsilon", "1"});
+  check("calibrate",
+        {"calibrate",
+         "--mechanism",
+         "gaussian",
+         "--epsilon",
+         "3",
+         "--delta",
+         "1e-5",
+         "--dataset-size",
+         "1000",
+         "--batch-size",
+         "50",
+         "--epochs",
+         "2"});
   check(
       "compose",
       {"compose", "--rule", "advanced", "--epsilon0", "0.1", "--k", "10", "--delta-slack", "1e-5"});

@@ -235,12 +235,17 @@ dp_sgd_schedule dp_sgd_schedule_of(std::int64_t dataset_size,
     core::throw_invalid(
         fn, "batch_size", static_cast<double>(batch_size), "must be <= dataset_size");
   }
-  core::check_positive(fn, "epochs", epochs);
-  core::check_finite(fn, "epochs", epochs);
   const double q = static_cast<double>(batch_size) / static_cast<double>(dataset_size);
-  const double t = std::ceil(epochs / q - 1e-9);
+  return {q, dp_sgd_steps_of(q, epochs)};
+}
+
+std::int64_t dp_sgd_steps_of(double sampling_rate, double epochs) {
+  const char* fn = "dp_sgd_steps_of";
+  core::check_half_open_interval(fn, "sampling_rate", sampling_rate, 0.0, 1.0);
+  core::check_positive(fn, "epochs", epochs);
+  const double t = std::ceil(epochs / sampling_rate - 1e-9);
   if (!(t < 1e12)) core::throw_invalid(fn, "epochs", epochs, "gives more than 1e12 steps");
-  return {q, std::max<std::int64_t>(1, static_cast<std::int64_t>(t))};
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(t));
 }
 
 std::unique_ptr<accountant> make_accountant(method m, double epsilon_error) {

@@ -25,7 +25,8 @@ invalid_argument_error::invalid_argument_error(std::string_view function,
     : std::invalid_argument(invalid_message(function, parameter, value, requirement)),
       function_(function),
       parameter_(parameter),
-      value_(value) {}
+      value_(value),
+      requirement_(requirement) {}
 
 std::string format_double(double x) {
   if (std::isnan(x)) return "nan";

@@ -64,6 +64,12 @@ struct dp_sgd_schedule {
 dp_sgd_schedule dp_sgd_schedule_of(std::int64_t dataset_size,
                                    std::int64_t batch_size,
                                    double epochs);
+/// Steps of `epochs` passes at Poisson sampling rate q: ceil(epochs / q) (epochs / q within
+/// 1e-9 above an integer rounds down to it, so float noise in q = B / N adds no step). Opacus
+/// counts int(epochs / q); the ceiling is never fewer steps, so a noise multiplier calibrated
+/// for it also covers Opacus' count. Throws (naming sampling_rate / epochs) for q outside
+/// (0, 1], epochs not finite and > 0, or more than 1e12 steps.
+std::int64_t dp_sgd_steps_of(double sampling_rate, double epochs);
 
 /// Gaussian calibration methods: dpx's one calibration-method enum (core::noise_calibration),
 /// of which calibrate_gaussian accepts classical (steps == 1: Dwork & Roth Thm A.1, eps < 1;

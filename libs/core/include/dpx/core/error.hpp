@@ -23,9 +23,11 @@ class invalid_argument_error : public std::invalid_argument {
   const std::string& function() const noexcept { return function_; }
   const std::string& parameter() const noexcept { return parameter_; }
   const std::string& value() const noexcept { return value_; }
+  /// What the parameter must satisfy ("must be finite and > 0").
+  const std::string& requirement() const noexcept { return requirement_; }
 
  private:
-  std::string function_, parameter_, value_;
+  std::string function_, parameter_, value_, requirement_;
 };
 
 /// Shortest round-trip rendering of a double ("0.1", "1e-06", "nan", "inf").

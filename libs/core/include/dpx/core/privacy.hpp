@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <iterator>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -147,6 +148,17 @@ using privacy_event = std::variant<pure_dp_event,
 
 /// Short name of the event's kind ("laplace", "gaussian", ...).
 std::string event_name(const privacy_event& e);
+
+/// Checks that every parameter of the event lies in its domain, throwing
+/// invalid_argument_error that names `function` and the field (e.g. "GaussianDpEvent:
+/// noise_multiplier = -1 is invalid (must be finite and > 0)"). The domains: epsilon, noise
+/// multipliers, scales, sigma, sensitivity (discrete Gaussian) and rho finite and > 0; delta of
+/// approx_dp in [0, 1); sampling_rate in (0, 1]; categories >= 2; integer sensitivity >= 1;
+/// 1 <= batch_size <= dataset_size; discrete_pair: p and q nonempty, of one length, entries
+/// finite and >= 0, each summing to 1 (within 1e-9). Every event a constructor of dpx's
+/// surfaces (Python classes, `dpx account --events`) builds passes through this check, so an
+/// invalid event is refused where it is written rather than where it is composed.
+void check_event(std::string_view function, const privacy_event& e);
 
 /// The releases of a run, in order, stored as runs of identical consecutive events: an
 /// iterative solver that makes T d identical releases (e.g. noisy PGD with per-coordinate noise
