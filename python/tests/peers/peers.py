@@ -317,10 +317,10 @@ def grid() -> List[Setting]:
                 if t <= 100 or (t <= 10_000 and sigma >= 1.0):
                     peers.append("prv_accountant")  # 46 s at q = 0.01, σ = 0.5, T = 10⁴
                 # dp_accounting's grid must span the T-fold loss (ε ~ 3·10³ at q = 0.3, σ = 0.5,
-                # T = 10⁴: 22 s at 10⁻⁴): coarser where ε is in the thousands.
+                # T = 10⁴: 22 s at 10⁻⁴; minutes at q = 0.3, σ = 1, T = 10⁴): coarser as q²T/σ² grows.
                 big = q * q * t / sigma**2
                 out.append(Setting("poisson_gaussian", [Part("gaussian", t, s=sigma, q=q)], peers,
-                                   dpa_interval=max(1e-4, min(1.0, big * 1e-7))))
+                                   dpa_interval=max(1e-4, min(1.0, big * 2e-6))))
     # Poisson-subsampled Laplace.
     for q in (1e-3, 0.05, 0.5):
         for b in (1.0, 5.0):
