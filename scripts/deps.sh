@@ -21,6 +21,10 @@ DPX_PACKAGES=(
 # protocol with python3-websocket).
 DPX_TEST_PACKAGES=(doxygen chromium python3-websocket)
 
+# The peer-parity suite (`scripts/test.sh --peers`): Debian's scipy and mpmath, seen by the
+# peers' venv (build/peers-venv) through --system-site-packages; the peers come from PyPI.
+DPX_PEERS_PACKAGES=(python3-scipy python3-mpmath)
+
 # Optional: the MPI runner (configure preset mpi, `scripts/test.sh --mpi`). Default builds and
 # CI never need these.
 DPX_MPI_PACKAGES=(libopenmpi-dev openmpi-bin)

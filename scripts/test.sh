@@ -7,6 +7,11 @@
 #   scripts/test.sh --slurm      installs Slurm + munge, starts a one-node cluster on this machine
 #                                and runs a dpx job array through it with one task killed and
 #                                resubmitted (scripts/slurm_test.sh; root; ~15 s)
+#   scripts/test.sh --peers      builds the Python module, installs the pinned peers
+#                                (python/tests/peers/requirements.txt: dp-accounting,
+#                                prv-accountant, opendp, autodp, diffprivlib) from PyPI into
+#                                build/peers-venv and runs the peer-parity suite (python/tests/peers;
+#                                tables in build/peers/parity.md)
 #   scripts/test.sh --fuzz SECONDS  builds the libFuzzer targets (preset fuzz, clang) and runs
 #                                each for SECONDS on its seed corpus (tests/fuzz/corpus/)
 #   The default run ends with every fuzz target for DPX_CI_FUZZ_SECONDS (15; 0 skips them).
@@ -25,7 +30,8 @@ for arg in "$@"; do
     --sanitize) preset=asan ;;
     --mpi) preset=mpi ;;
     --slurm) preset=slurm ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    --peers) preset=peers ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "scripts/test.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -74,6 +80,31 @@ if [ "$preset" = slurm ]; then
   cmake --preset release >/dev/null
   cmake --build --preset release -j "$jobs" --target dpx
   scripts/slurm_test.sh build/release/bin/dpx
+  exit 0
+fi
+if [ "$preset" = peers ]; then
+  # The venv sees Debian's numpy/scipy/pytest and the module built for /usr/bin/python3
+  # (--system-site-packages); pip runs only when the venv is new or the pins changed.
+  dpx_ensure_packages "${DPX_PEERS_PACKAGES[@]}"
+  start=$(date +%s)
+  cmake --preset release >/dev/null
+  cmake --build --preset release -j "$jobs" --target dpx_python
+  echo "dpx: build (dpx_python) took $(($(date +%s) - start)) s" >&2
+  venv=build/peers-venv
+  req=python/tests/peers/requirements.txt
+  want=$(sha256sum "$req" | cut -d' ' -f1)
+  start=$(date +%s)
+  if [ ! -x "$venv/bin/python" ]; then
+    /usr/bin/python3 -m venv --system-site-packages "$venv"
+  fi
+  if [ "$(cat "$venv/.requirements.sha256" 2>/dev/null)" != "$want" ]; then
+    "$venv/bin/python" -m pip install --require-virtualenv --disable-pip-version-check \
+      --no-input -q -r "$req"
+    echo "$want" > "$venv/.requirements.sha256"
+  fi
+  echo "dpx: peers venv ($venv) ready in $(($(date +%s) - start)) s" >&2
+  PYTHONPATH="$PWD/build/release/python" DPX_SOURCE_DIR="$PWD" MPLBACKEND=Agg \
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider -rf python/tests/peers
   exit 0
 fi
 dpx_ensure_packages "${DPX_TEST_PACKAGES[@]}"
