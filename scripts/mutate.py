@@ -534,8 +534,9 @@ def write_page(path: str, run_: dict, before: dict | None, catalogue: list[dict]
         + ("in place in the checkout's own build tree (unity batches as configured)"
            if run_.get("in_place") else "incremental scratch build with unity batches off")
         + (f"; only the {run_['stage']} checks" if run_.get("stage", "all") != "all" else "")
-        + (f"; {run_['runs']} runs merged: the full catalogue, then the mutants named in the "
-           f"second run rerun" if run_.get("runs", 1) > 1 else "") + ").",
+        + (f"; {run_['runs']} runs merged (`--from-json`, saved under docs/results/mutation/): "
+           f"each mutant's latest result, the costs summed, the build details those of the "
+           f"first run" if run_.get("runs", 1) > 1 else "") + ").",
     ]
     if before:
         b = summary(before)
