@@ -32,19 +32,6 @@ namespace {
 
 __extension__ using u128 = unsigned __int128;
 
-// sup |F_n - F| (sorted copy).
-template <class Cdf>
-double ks_statistic(std::vector<double> x, Cdf cdf) {
-  std::sort(x.begin(), x.end());
-  const double n = static_cast<double>(x.size());
-  double d = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double f = cdf(x[i]);
-    d = std::max({d, static_cast<double>(i + 1) / n - f, f - static_cast<double>(i) / n});
-  }
-  return d;
-}
-
 TEST(DpSgdFloatSafe, GridAggregateBoundIsExact) {
   rng::philox4x32 gen(5);
   for (const double clip : {1.0, 2.5, 1e-3, 7.3e5, 0.7}) {
@@ -169,7 +156,7 @@ TEST(DpSgdFloatSafe, NoiseDrawnIsGaussianWithSdSigmaG) {
   }
   const auto ks = [&](double sd) {
     const boost::math::normal_distribution<double> nd(0.0, sd);
-    return ks_statistic(noise, [&](double v) { return boost::math::cdf(nd, v); });
+    return testing::ks_distance(noise, [&](double v) { return boost::math::cdf(nd, v); });
   };
   const double crit = std::sqrt(std::log(2.0 / 1e-6) / (2.0 * static_cast<double>(noise.size())));
   EXPECT_LE(ks(1.7 * 2.5), crit);

@@ -35,6 +35,7 @@
 #include "dpx/mechanisms/gaussian.hpp"
 #include "dpx/mechanisms/laplace.hpp"
 #include "dpx/solvers/online_kernel.hpp"
+#include "test_util.hpp"
 
 namespace dpx::solvers {
 namespace {
@@ -94,16 +95,7 @@ std::vector<double> lower_solve(const std::vector<double>& l, std::vector<double
 
 double hrw_multiplier(double eps, double delta) { return std::sqrt(2 * std::log(2 / delta)) / eps; }
 
-double ks_distance(std::vector<double> x, double (*cdf)(double)) {
-  std::sort(x.begin(), x.end());
-  const double n = static_cast<double>(x.size());
-  double d = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double f = cdf(x[i]);
-    d = std::max({d, static_cast<double>(i + 1) / n - f, f - static_cast<double>(i) / n});
-  }
-  return d;
-}
+using testing::ks_distance;
 
 // DKW with Massart's constant: P(D_n > t) <= 2 exp(-2 n t^2) = 1e-6.
 double ks_critical(std::size_t n) {

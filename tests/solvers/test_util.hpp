@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the solvers tests: designs built independently of dpx::data, and an
 // instrumented loss wrapper that counts every access to the data.
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <span>
@@ -89,5 +90,18 @@ struct counting_loss {
     return inner.clipped_gradient_sum(t, b, c, g);
   }
 };
+
+/// Kolmogorov-Smirnov distance sup |F_n - F| of the sample x from the CDF cdf.
+template <class Cdf>
+double ks_distance(std::vector<double> x, Cdf cdf) {
+  std::sort(x.begin(), x.end());
+  const double n = static_cast<double>(x.size());
+  double d = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double f = cdf(x[i]);
+    d = std::max({d, static_cast<double>(i + 1) / n - f, f - static_cast<double>(i) / n});
+  }
+  return d;
+}
 
 }  // namespace dpx::solvers::testing

@@ -147,6 +147,18 @@ double aligned(double h, double anchor) {
   if (!(anchor > 0.0) || !(anchor < 1e6 * h)) return h;
   return anchor / std::ceil(anchor / h * (1.0 - 1e-12));
 }
+/// The atom spacing of the ledger's one distinct non-fast-path kind, 0 when there are several
+/// (or none): a single kind with atoms is put on the grid.
+double single_kind_anchor(const core::event_log& ledger, bool gaussian_fast_path) {
+  double anchor = 0.0;
+  int kinds = 0;
+  for (const auto& [e, n] : ledger.runs()) {
+    if (gaussian_fast_path && std::holds_alternative<core::gaussian_event>(e)) continue;
+    ++kinds;
+    anchor = grid_anchor(e);
+  }
+  return kinds == 1 ? anchor : 0.0;
+}
 }  // namespace
 
 double pld_accountant::upper_discretization() const {
@@ -159,14 +171,7 @@ double pld_accountant::upper_discretization() const {
                      : pld_options::default_discretization;
   h = std::clamp(h, 1e-8, pld_options::max_automatic_discretization);
   // One distinct non-Gaussian kind with atoms: put them on the grid.
-  double anchor = 0.0;
-  int kinds = 0;
-  for (const auto& [e, n] : ledger_.runs()) {
-    if (options_.gaussian_fast_path && std::holds_alternative<core::gaussian_event>(e)) continue;
-    ++kinds;
-    anchor = grid_anchor(e);
-  }
-  return kinds == 1 ? aligned(h, anchor) : h;
+  return aligned(h, single_kind_anchor(ledger_, options_.gaussian_fast_path));
 }
 
 double pld_accountant::initial_grid() const {
@@ -329,16 +334,7 @@ pld_bracket pld_accountant::refine(Query query,
   // refinement rebuilds the optimistic side (the looser one: its chord correction is first
   // order in h at atoms off the grid), and the pessimistic one only once the optimistic grid
   // is finer than the pessimistic one.
-  double anchor = 0.0;
-  {
-    int kinds = 0;
-    for (const auto& [e, n] : ledger_.runs()) {
-      if (options_.gaussian_fast_path && std::holds_alternative<core::gaussian_event>(e)) continue;
-      ++kinds;
-      anchor = grid_anchor(e);
-    }
-    if (kinds != 1 || fixed) anchor = 0.0;
-  }
+  const double anchor = fixed ? 0.0 : single_kind_anchor(ledger_, options_.gaussian_fast_path);
   double h = build_fit(pld_bound::optimistic, aligned(initial_grid(), anchor));
   double lower = query(lower_.pld.get());
   auto tol_of = [&]() {
