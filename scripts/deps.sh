@@ -3,7 +3,7 @@
 # apt-get line is printed and the script exits 1. Nothing is downloaded at build time.
 
 DPX_PACKAGES=(
-  cmake make g++ git pkgconf
+  cmake make g++ git pkgconf ccache
   libgtest-dev libgmock-dev libbenchmark-dev
   libxtensor-dev libxtensor-blas-dev libopenblas-dev liblapack-dev
   libboost-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev
@@ -19,7 +19,7 @@ DPX_PACKAGES=(
 # What scripts/test.sh needs on top: the API reference test (docs_api: doxygen) and the browser
 # test of the HTML reports (html_report_browser: headless chromium driven over the DevTools
 # protocol with python3-websocket).
-DPX_TEST_PACKAGES=(doxygen chromium python3-websocket)
+DPX_TEST_PACKAGES=(doxygen chromium python3-websocket clang-format)
 
 # The peer-parity suite (`scripts/test.sh --peers`): Debian's scipy and mpmath, seen by the
 # peers' venv (build/peers-venv) through --system-site-packages; the peers come from PyPI.
@@ -60,6 +60,18 @@ dpx_ensure_packages() {
     echo "dpx: missing Debian packages. Install them with:" >&2
     echo "  sudo apt-get install -y $missing" >&2
     exit 1
+  fi
+}
+
+# Compiler cache: a rebuild of an unchanged file (a second checkout, a restored mutant, a clean CI
+# tree on a machine that built before) is a cache hit. CCACHE_BASEDIR makes the cached command
+# lines relative to the checkout, so two checkouts share entries. Only a build tree configured
+# after this takes it (CMake reads the variable at the first configure). DPX_CCACHE=0 turns it off.
+dpx_use_ccache() {
+  if [ "${DPX_CCACHE:-1}" = 1 ] && command -v ccache >/dev/null 2>&1 \
+    && [ -z "${CMAKE_CXX_COMPILER_LAUNCHER:-}" ]; then
+    export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
+    export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
   fi
 }
 

@@ -21,6 +21,7 @@ for arg in "$@"; do
 done
 
 dpx_ensure_packages
+dpx_use_ccache
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$(nproc)" --target dpx
 status=0

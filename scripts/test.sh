@@ -37,6 +37,8 @@ for arg in "$@"; do
 done
 
 jobs=$(nproc)
+dpx_ensure_packages
+dpx_use_ccache
 
 # ---- fuzzing (libFuzzer; preset fuzz; tests/fuzz/) -------------------------------------------
 # Each target runs for $1 seconds on a copy of its seed corpus; a crash, a sanitizer report, an
