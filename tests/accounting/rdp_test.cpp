@@ -303,3 +303,24 @@ TEST(RdpAccountant, MergesRepeatedEvents) {
   b.compose(core::subsampled_gaussian_event{0.01, 1.0}, 10000);
   EXPECT_DOUBLE_EQ(a.epsilon(1e-5), b.epsilon(1e-5));
 }
+
+TEST(RdpSubsampledGaussian, VanishingNoiseIsNeverZeroPrivacyLoss) {
+  // At integer alpha every term of E_Q[(1 - q + q e^{...})^alpha] is positive, so its i = alpha
+  // term alone bounds the RDP from below: (alpha log q + alpha (alpha - 1) / (2 s^2)) /
+  // (alpha - 1). At s = 1e-200, s^2 underflows and that bound is +inf; the series' 0 * inf had
+  // made the RDP NaN and then 0, and the accountant's epsilon 0 for a release with no noise.
+  for (double s : {1e-150, 1e-160, 1e-200, 1e-300}) {
+    for (double q : {1e-3, 0.01, 0.5}) {
+      for (double alpha : {2.0, 8.0, 64.0}) {
+        const double lower =
+            (alpha * std::log(q) + alpha * (alpha - 1.0) / (2.0 * s * s)) / (alpha - 1.0);
+        const double v = acc::rdp_subsampled_gaussian(alpha, q, s);
+        EXPECT_FALSE(std::isnan(v)) << s << " " << q << " " << alpha;
+        EXPECT_GE(v, lower * (1 - 1e-12)) << s << " " << q << " " << alpha;
+      }
+      acc::rdp_accountant a;
+      a.compose(core::subsampled_gaussian_event{q, s}, 10);
+      EXPECT_GT(a.epsilon(1e-5), 1e250) << s << " " << q;
+    }
+  }
+}

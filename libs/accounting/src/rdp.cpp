@@ -113,7 +113,14 @@ double rdp_subsampled_gaussian(double alpha, double sampling_rate, double noise_
   const double log_a = alpha == std::floor(alpha)
                            ? log_a_int(alpha, sampling_rate, noise_multiplier)
                            : log_a_frac(alpha, sampling_rate, noise_multiplier);
-  return std::max(0.0, log_a / (alpha - 1.0));
+  // Subsampling never increases Renyi divergence (joint quasi-convexity, van Erven & Harremoes
+  // 2014, Thm 13), so the unsampled curve caps the series. It is also the answer where the series
+  // is not computable: at sigma^2 below DBL_MIN, 1/(2 sigma^2) overflows and 0 * inf is NaN,
+  // which std::max(0.0, NaN) would have turned into 0.
+  const double unsampled = alpha / (2.0 * noise_multiplier * noise_multiplier);
+  const double series = log_a / (alpha - 1.0);
+  if (std::isnan(series)) return unsampled;
+  return std::min(unsampled, std::max(0.0, series));
 }
 
 double rdp_pure_dp(double alpha, double epsilon) {
