@@ -5,6 +5,7 @@
 #include <limits>
 #include <variant>
 
+#include "dpx/accounting/composition.hpp"
 #include "dpx/accounting/gaussian.hpp"
 #include "dpx/accounting/pld.hpp"
 #include "dpx/accounting/rdp.hpp"
@@ -460,6 +461,26 @@ double with_rdp(const core::event_log& ledger, double pld_upper, F rdp_query) {
     return pld_upper;  // an RDP bound that cannot be formed here leaves the PLD one
   }
 }
+/// min(upper bound, optimal pure / approximate-DP composition) when every event has an (eps,
+/// delta)-DP description (Laplace, randomized response, pure DP, subsampled Laplace, ...): the
+/// composition theorem of Kairouz, Oh & Viswanath 2015 (Thm 3.3, exact for one kind of event;
+/// Thm 3.5 otherwise) is an upper bound on the same quantity, and the exact answer for binary
+/// randomized response, where the PLD carries grid error. Rounded up a few ulps (the bound is
+/// evaluated in floating point).
+template <class F>
+double with_pure(const core::event_log& ledger, double upper, F query) {
+  approx_dp_accountant a(composition_rule::kov);
+  for (const auto& [e, n] : ledger.runs()) {
+    if (!a.supports(e)) return upper;
+  }
+  try {
+    a.compose(ledger);
+    const double v = core::round_up(query(a), 4);
+    return v >= 0.0 && v < upper ? v : upper;
+  } catch (const std::invalid_argument&) {
+    return upper;
+  }
+}
 }  // namespace
 
 pld_bracket pld_accountant::epsilon_query(double delta, bool want_lower) const {
@@ -486,6 +507,8 @@ pld_bracket pld_accountant::epsilon_query(double delta, bool want_lower) const {
                               {0.0, inf, 0.0, false});
   if (b.discretization > 0.0) {
     b.upper = with_rdp(ledger_, b.upper, [&](const rdp_accountant& r) { return r.epsilon(delta); });
+    b.upper = with_pure(
+        ledger_, b.upper, [&](const approx_dp_accountant& a) { return a.epsilon(delta); });
     b.lower = std::min(b.lower, b.upper);
   }
   return b;
@@ -510,6 +533,8 @@ pld_bracket pld_accountant::delta_query(double epsilon, bool want_lower) const {
       with_grid_fallback([&] { return refine(q, false, 1.0, want_lower); }, {0.0, 1.0, 0.0, false});
   if (b.discretization > 0.0) {
     b.upper = with_rdp(ledger_, b.upper, [&](const rdp_accountant& r) { return r.delta(epsilon); });
+    b.upper = with_pure(
+        ledger_, b.upper, [&](const approx_dp_accountant& a) { return a.delta(epsilon); });
     b.lower = std::min(b.lower, b.upper);
   }
   return b;
