@@ -75,7 +75,10 @@ double grid_anchor(const core::privacy_event& e) {
           [](const core::randomized_response_event& x) { return x.epsilon; },
           [](const core::exponential_mechanism_event& x) { return x.epsilon; },
           [](const core::subsampled_laplace_event& x) {
-            return x.sampling_rate == 1.0 ? core::divide_up(1.0, x.noise_multiplier) : 0.0;
+            // The remove direction's top atom log(1 + q (e^{1/b} - 1)), the image of the Laplace
+            // atom at 1/b (pld_subsampled.cpp computes it with the same expression).
+            if (x.sampling_rate == 1.0) return core::divide_up(1.0, x.noise_multiplier);
+            return std::log1p(x.sampling_rate * std::expm1(1.0 / x.noise_multiplier));
           },
           [](const auto&) { return 0.0; }},
       e);
