@@ -67,6 +67,10 @@ double loss_variance(const core::privacy_event& e) {
 /// Laplace pair's atoms at +-1/b, the pure / approximate DP and randomized-response pairs'
 /// atoms at +-epsilon. A grid through it discretises those atoms exactly.
 double grid_anchor(const core::privacy_event& e) {
+  // Fixed batches are accounted as their Poisson pair (poisson_equivalent): the same atoms.
+  if (const auto* w = std::get_if<core::sampled_without_replacement_event>(&e)) {
+    return grid_anchor(poisson_equivalent(*w));
+  }
   return std::visit(
       overloaded{
           [](const core::laplace_event& x) { return core::divide_up(1.0, x.noise_multiplier); },
