@@ -76,7 +76,7 @@ def write_tables():
         "",
         "## Cells",
         "",
-        "| family | cells | dpx < exact | dpx > a peer | peer below exact (wrong) | peer inf / refused |",
+        "| family | cells | dpx < exact | dpx > a peer | peer below exact or the referee (wrong) | peer inf / refused |",
         "|---|---|---|---|---|---|",
     ]
     for fam in families:

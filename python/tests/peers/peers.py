@@ -316,7 +316,7 @@ def grid() -> List[Setting]:
             # 2·10⁴ at μ > 100 (64 s at μ = 3333 with 2·10⁵).
             h = max(1e-4, mu / 1e4) if mu <= 100 else mu / 1e3
             out.append(Setting("gaussian", parts, peers, _gaussian_exact(parts), dpa_interval=h))
-    # Laplace, q = 1 (exact at T = 1).
+    # Laplace, q = 1 (exact at T <= 10: closed form at T = 1, Irwin-Hall sum at T = 10).
     for b in (0.5, 1.0, 3.0, 20.0):
         for t in (1, 10, 100, 10_000):
             parts = [Part("laplace", t, s=b)]
@@ -325,7 +325,11 @@ def grid() -> List[Setting]:
                 peers.append("prv_accountant")  # its domain grows with ε (18 s at ε = 170)
             if t <= 100:
                 peers.append("opendp")
-            ex = (lambda d, b=b: exact.laplace_epsilon(d, b)) if t == 1 else None
+            ex = None
+            if t == 1:
+                ex = lambda d, b=b: exact.laplace_epsilon(d, b)
+            elif t <= 10:
+                ex = lambda d, b=b, t=t: exact.laplace_composed_epsilon(d, b, t)
             out.append(Setting("laplace", parts, peers, ex, dpa_interval=max(1e-4, t / b / 1e6)))
     # Poisson-subsampled Gaussian.
     for q in (1e-4, 1e-2, 0.3):
