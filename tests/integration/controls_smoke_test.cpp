@@ -115,6 +115,9 @@ const std::vector<smoke_case>& cases_table() {
       // Theorem 1 measured: only the eps = inf cells measure the sensitivity (deterministic
       // ratios; the control fails at theta = 0.9 only at the quick form's t = 3000).
       {"online_kernel_rate", "thm1_sup_sensitivity", {"grid.epsilon=[inf]"}},
+      // Any position (OKL.fix.any-position): the early pairs within C_t; control: their difference
+      // without the contraction (deterministic; it fails at theta = 0.6 only at t = 3000).
+      {"online_kernel_rate", "any_position_sensitivity", {"grid.epsilon=[inf]"}},
       // The error follows the regularisation bias (control: the bias shrunk 50x); eps = inf cells
       // without Theorem 1's measurement (quick form, 4 replications).
       {"online_kernel_rate",
