@@ -27,6 +27,15 @@
 // clipped_fraction (max over coordinates); tau; singular_users. Negative controls: sensitivity_n
 // (noise for a fixed number of users), shared_effect (an error component common to all users) and
 // epsilon_mislabel (noise at c·ε reported as ε), see run().
+// Lemma 5.15 coverage (Roth & Avella-Medina 2025: with probability ≥ 1 − γ every user's
+// coefficient vector is within τ of β in sup norm, τ = sqrt(2 (θ_hi/θ_lo²) σ² ln(2pn/γ)/T), a union
+// bound over the pn coordinates): lemma_miss_over_gamma = 1{max_u ‖β̂_u − β‖_∞ > τ_cov}/γ (its mean
+// is the miss probability over γ), lemma_sup_over_tau = max_u ‖β̂_u − β‖_∞/τ_cov, tau_lemma = τ_cov.
+// The oracle uses only the cell's inputs: β from the generator, τ_cov from
+// estimators::tau_regression with the population θ of the design and σ² = λ_max(Σ_u) (the
+// lemma_5_15 radius above), never the estimator's output. coverage_radius = "user_mean" is its
+// negative control: Lemma 5.2's user-mean radius sqrt(2 σ² ln(2pn/γ)/T), the design factor
+// θ_hi/θ_lo² dropped.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -38,6 +47,7 @@
 #include "dpx/core/hash.hpp"
 #include "dpx/core/normal.hpp"
 #include "dpx/data/user_models.hpp"
+#include "dpx/estimators/common.hpp"
 #include "dpx/estimators/user_level.hpp"
 #include "s1_theory/s1_longitudinal.hpp"
 
@@ -204,6 +214,24 @@ metrics run(const cell_context& c) {
     clipped = std::max(clipped, r.fit.diag[j].clipped_fraction);
     failed += r.fit.diag[j].failed ? 1 : 0;
   }
+  // Lemma 5.15's event: all n users' per-user coefficients within τ_cov of β in sup norm.
+  const auto [th_lo, th_hi] = dd::longitudinal_population_theta(T);
+  const double sigma2 = model.log_sobolev();  // λ_max(Σ_u)
+  const std::string cr = p.get_string("coverage_radius");
+  double tau_cov = 0;
+  if (cr == "lemma_5_15") {
+    tau_cov = estimators::tau_regression(th_lo, th_hi, sigma2, kP, n, T, gamma);
+  } else if (cr == "user_mean") {
+    tau_cov = estimators::tau_regression(1.0, 1.0, sigma2, kP, n, T, gamma);
+  } else {
+    core::throw_invalid(
+        "dd_longitudinal", "coverage_radius", cr, "must be lemma_5_15 or user_mean");
+  }
+  double sup_dev = 0;
+  for (std::size_t u = 0; u < n; ++u)
+    for (std::size_t j = 0; j < kP; ++j)
+      sup_dev = std::max(sup_dev, std::abs(bu[u * kP + j] - beta[j]));
+  const double miss = sup_dev > tau_cov ? 1.0 : 0.0;
   const double oracle = radius == "lemma_5_15" ? pred.mse_lemma : pred.mse;
   const double stat_oracle = pred.trace_cov / dn;
   return {{"sq_err", se},
@@ -216,13 +244,16 @@ metrics run(const cell_context& c) {
           {"clipped_fraction", clipped},
           {"tau", tau},
           {"singular_users", static_cast<double>(singular)},
-          {"epsilon_used", eps}};
+          {"epsilon_used", eps},
+          {"lemma_miss_over_gamma", miss / gamma},
+          {"lemma_sup_over_tau", sup_dev / tau_cov},
+          {"tau_lemma", tau_cov}};
 }
 
 harness::driver make() {
   harness::driver d;
   d.name = "dd_longitudinal";
-  d.version = "4";  // 4: exact radius and oracle from the inputs (s1_theory), level controls
+  d.version = "5";  // 5: Lemma 5.15 coverage metrics; 4: exact radius and oracle from the inputs
   d.description =
       "Private longitudinal regression (S1 Def 5.13, Cor 5.16): per-user OLS/GLS, then Alg 5";
   d.params = {
@@ -242,6 +273,10 @@ harness::driver make() {
        "sd of an error component common to all users (0; > 0: negative control)",
        param_value{0.0},
        harness::non_negative()},
+      {"coverage_radius",
+       "radius of the Lemma 5.15 coverage metrics: lemma_5_15 | user_mean (negative control: "
+       "the design factor theta_hi/theta_lo^2 dropped)",
+       param_value{std::string("lemma_5_15")}},
   };
   const auto budget = dd::budget_params(param_value{1.0});
   d.params.insert(d.params.end(), budget.begin(), budget.end());
@@ -250,7 +285,8 @@ harness::driver make() {
   d.metric_names = harness::metric_list(
       "sq_err sq_err_nonprivate nonprivate_over_oracle sq_err_private_tau2 oracle_mse "
       "sq_err_over_oracle "
-      "failed_coordinates clipped_fraction tau singular_users epsilon_used");
+      "failed_coordinates clipped_fraction tau singular_users epsilon_used lemma_miss_over_gamma "
+      "lemma_sup_over_tau tau_lemma");
   d.run = run;
   return d;
 }

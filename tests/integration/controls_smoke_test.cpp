@@ -74,6 +74,15 @@ const std::vector<smoke_case>& cases_table() {
       {"dd_longitudinal",
        "statistical_rate",
        {"grid.T=[10]", "grid.weighting=ols", "grid.n=[250,1000,4000]", "replications=400"}},
+      // Lemma 5.15's coverage at T = 10 (no miss in 400 quick replications, sup deviation ~0.15
+      // tau; the control radius misses in every replication): 200 replications suffice.
+      {"dd_longitudinal",
+       "lemma5_15_coverage",
+       {"grid.T=[10]",
+        "grid.weighting=ols",
+        "grid.n=[250,1000,4000]",
+        "replications=200",
+        "replication_block=200"}},
       {"dd_random_effects",
        "non_private_rate_fixed_groups",
        {"grid.grouping=fixed_size",
