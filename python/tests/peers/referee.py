@@ -25,8 +25,8 @@ integrand is nonnegative and increasing in S, so each step below can only lower 
    e^{λz} commutes with convolution, so the tilted T-fold lattice distribution is one FFT power,
    untilted afterwards; λ puts the tilted mean at the ε of interest, where the FFT's absolute
    error is small next to the masses that matter. The error bound subtracted from every lattice
-   mass before it is summed is (i) 50·u·log₂N·(1 + Σ T_i‖p̃_i‖₂), a Higham-type worst case for
-   forward FFT, pointwise power and inverse FFT, plus (ii) a Chernoff bound on the tilted mass
+   mass before it is summed is (i) 50·u·log₂N·(1 + Σ T_i‖p̃_i‖₂) + 5uT, a Higham-type worst
+   case for forward FFT, pointwise power and inverse FFT, plus (ii) a Chernoff bound on the tilted mass
    outside the window [a, b), which the circular convolution wraps onto it; the window is where
    those Chernoff tails fall below 10⁻⁹ of the mode's mass.
 
@@ -253,7 +253,7 @@ def _window(lats, h, lam, moments=None):
     start = math.floor(a / h) - 8
     n = 1 << max(10, math.ceil(math.log2((b - a) / h + 16)))
     hi_edge, lo_edge = (start + n) * h, start * h
-    wrap = sum(math.exp(min(0.0, min(k - th * hi_edge for th, k in k_up))) for _ in [0])
+    wrap = math.exp(min(0.0, min(k - th * hi_edge for th, k in k_up)))
     wrap += math.exp(min(0.0, min(k + th * lo_edge for th, k in k_dn)))
     return start, n, wrap
 
@@ -281,7 +281,10 @@ def compose(lats: Sequence[Lattice], h: float, lam: float, delta: float) -> Comp
         l2 += lat.count * math.sqrt(float(np.dot(w, w)))
     g = np.fft.irfft(spec, n)
     g = np.roll(g, -(start % n))  # g[j] is the tilted mass at absolute index start + j
-    fft_err = 50 * U * math.log2(n) * (1.0 + l2)
+    # Forward FFT, pointwise power and inverse FFT (Higham-type, per unit of ℓ2 norm per
+    # release), plus the power's own rounding: z^T as exp(T log z) errs by <= T·u·(π + 1)
+    # in absolute value for |z| <= 1.
+    fft_err = 50 * U * math.log2(n) * (1.0 + l2) + 5 * U * total
     err = fft_err + wrap
     p_fail = 1e-6 * delta
     t = h * math.sqrt(total * math.log(1 / p_fail) / 2)
@@ -366,21 +369,23 @@ def _lambda_for(lats, h, eps_target):
 
 
 def epsilon_lower(releases: Sequence[Release], delta: float, eps_hint: float, rtol=1e-3,
-                  need=None) -> float:
+                  need=None, atol=1e-3) -> float:
     """A certified lower bound on the exact ε(δ) of the composition of ``releases`` under
     add/remove neighbours: the larger of the two directions' bounds (one direction where every
     release has q = 1, since both are then the same).
 
+    Resolution: about rtol·max(ε, atol).
     ``need``: stop early (returning the best bound so far, possibly 0) where the grid that fits
     MAX_POINTS cannot resolve a bound above ``need``."""
-    best = _epsilon_lower(releases, delta, eps_hint, rtol, need)
+    best = _epsilon_lower(releases, delta, eps_hint, rtol, need, atol)
     if any(r.q < 1.0 for r in releases) and not (need is not None and best > need):
         flipped = [Release(r.kind, r.s, r.q, r.count, add=True) for r in releases]
-        best = max(best, _epsilon_lower(flipped, delta, eps_hint, rtol, need))
+        best = max(best, _epsilon_lower(flipped, delta, eps_hint, rtol, need, atol))
     return best
 
 
-def _epsilon_lower(releases: Sequence[Release], delta: float, eps_hint: float, rtol, need) -> float:
+def _epsilon_lower(releases: Sequence[Release], delta: float, eps_hint: float, rtol, need,
+                   atol=1e-3) -> float:
     """One direction (all releases share it: the same pair of neighbouring datasets).
 
     ``eps_hint`` (any estimate of ε(δ), e.g. an accountant's) only places the grid and the tilt;
@@ -388,7 +393,7 @@ def _epsilon_lower(releases: Sequence[Release], delta: float, eps_hint: float, r
     """
     total = sum(r.count for r in releases)
     t_factor = math.sqrt(total * math.log(1 / (1e-6 * delta)) / 2)
-    h = max(rtol * max(eps_hint, 1e-3) / t_factor, 1e-9)
+    h = max(rtol * max(eps_hint, atol) / t_factor, 1e-9)
     ends = [(_l_lo(r, total, delta), _l_hi(r, total, delta)) for r in releases]
     span = max(b - a for a, b in ends)
     h = max(h, span / 2**24)  # each lattice within 2^24 points

@@ -140,3 +140,23 @@ def test_grid_size():
     families = {s.family for s in SETTINGS}
     assert families == {"gaussian", "laplace", "poisson_gaussian", "poisson_laplace",
                         "randomized_response", "composition", "sampling_without_replacement"}
+
+
+REFEREE_DELTA_INDEX = P.DELTAS.index(1e-6)
+REFEREE_SETTINGS = [i for i, s in enumerate(SETTINGS)
+                    if s.exact is None and all(p.kind in ("gaussian", "laplace") for p in s.parts)]
+
+
+@pytest.mark.parametrize("i", REFEREE_SETTINGS,
+                         ids=[f"{SETTINGS[i].family}|{SETTINGS[i].label}" for i in REFEREE_SETTINGS])
+def test_dpx_not_below_the_referee(i):
+    """Where no closed form exists, dpx's ε at δ = 1e-6 must be >= the referee's certified lower
+    bound on the exact ε (resolution 1e-2 relative, 1e-3 absolute below ε = 0.1: a dpx more than
+    ~1 % optimistic is caught; the second assertion keeps the check from going blind)."""
+    rec = evaluate(i)
+    s = SETTINGS[i]
+    ours = rec["dpx"][REFEREE_DELTA_INDEX]
+    rels = [referee.Release(p.kind, p.s, p.q, p.count) for p in s.parts]
+    low = referee.epsilon_lower(rels, P.DELTAS[REFEREE_DELTA_INDEX], ours, rtol=1e-2, atol=0.1)
+    assert ours - low <= 0.05 * max(ours, 0.1), f"the referee is uninformative ({low!r} vs dpx {ours!r})"
+    assert ours >= low, f"dpx {ours!r} below the referee's lower bound {low!r} on the exact ε"
