@@ -71,3 +71,15 @@ def test_subsampled_direction_against_brute_force(kind, s, q, add):
     low = R._epsilon_lower([rel], 1e-3, 1.0, 1e-3, None)
     assert delta(low) > 1e-3  # the curve at the referee's ε is still above δ: ε(δ) > low
     assert delta(low * 1.003 + 1e-6) < 1e-3  # and the referee is within 0.3 %
+
+
+def test_heterogeneous_composition_against_the_exact_gaussian():
+    """Several parts on one lattice (one spectrum per part, powers multiplied): T Gaussians of
+    different σ compose to one Gaussian with μ² = Σ T_i/σ_i², whose curve is exact."""
+    parts = [(1.0, 10), (8.0, 1000), (3.0, 7)]
+    mu2 = sum(t / s**2 for s, t in parts)
+    for delta in (1e-3, 1e-9):
+        ex = exact.gaussian_epsilon(delta, 1.0 / mu2**0.5)
+        rels = [R.Release("gaussian", s, 1.0, t) for s, t in parts]
+        low = R.epsilon_lower(rels, delta, ex, rtol=1e-3)
+        assert ex * (1 - 2e-3) <= low <= ex * (1 + 1e-12), (delta, low, ex)
