@@ -24,6 +24,7 @@
 #include "dpx/accounting/gaussian.hpp"
 #include "dpx/accounting/pld.hpp"
 #include "dpx/accounting/rdp.hpp"
+#include "dpx/core/detail/log_normal.hpp"
 
 namespace acc = dpx::accounting;
 namespace core = dpx::core;
@@ -179,6 +180,48 @@ TEST(Pld, OnePassSelfCompositionMatchesSquaringAndStaysAbove) {
   for (double d : {1e-6, 1e-9}) {
     EXPECT_GE(pure_t.epsilon(d), acc::kov_optimal_epsilon(0.5, 0.0, t, d) * (1 - 1e-9)) << d;
     EXPECT_GE(g_t.epsilon(d), acc::gaussian_composed_epsilon(d, 20.0, t) * (1 - 1e-12)) << d;
+  }
+}
+
+TEST(Pld, ComposePartsOfManyDistinctPartsEqualsPairwiseComposition) {
+  // Many distinct parts: most spectral bins of the running product become negligible after the
+  // first few parts and are skipped by the later ones; the one-pass result must still agree with
+  // composing the parts one by one (each self-composed, then convolved pairwise).
+  acc::pld_options o;
+  o.discretization = 2e-4;
+  std::vector<acc::privacy_loss_distribution> plds;
+  for (int i = 0; i < 12; ++i) {
+    plds.push_back(acc::privacy_loss_distribution::from_event(
+        core::subsampled_gaussian_event{0.01 + 0.002 * i, 1.0 + 0.1 * i}, o));
+  }
+  for (bool add : {false, true}) {
+    std::vector<acc::pld_part> parts;
+    for (const auto& p : plds) parts.emplace_back(add ? &p.add_pmf() : &p.remove_pmf(), 40);
+    const auto one_pass = acc::compose_parts(parts, 1e-15);
+    acc::pld_pmf pairwise = acc::self_compose(*parts[0].first, 40, 1e-15);
+    for (std::size_t i = 1; i < parts.size(); ++i) {
+      pairwise = acc::compose(pairwise, acc::self_compose(*parts[i].first, 40, 1e-15), 1e-15);
+    }
+    for (double d : {1e-3, 1e-5, 1e-8}) {
+      EXPECT_NEAR(one_pass.epsilon(d), pairwise.epsilon(d), 1e-6 * pairwise.epsilon(d) + 1e-9)
+          << add << " " << d;
+    }
+  }
+}
+
+TEST(Pld, FastGaussianCurveMatchesTheAccurateOne) {
+  // The discretisation's curve (erfcx from Boost.Math's rational approximations, no log / exp
+  // round trip) against the long-double evaluation, over the range the PLDs use (tails included).
+  for (double mu : {0.02, 0.3, 1.0, 2.0, 8.0}) {
+    for (double eps = -6.0; eps <= 60.0; eps += 0.0173) {
+      const double exact = std::exp(core::detail::log_gaussian_hockey_stick(eps, mu));
+      const double fast = core::detail::gaussian_hockey_stick_fast(eps, mu);
+      const double log_fast = core::detail::log_gaussian_hockey_stick_fast(eps, mu);
+      if (!(exact > 1e-290)) continue;
+      const double tol = core::detail::gaussian_hockey_stick_rel_error(eps, mu);
+      EXPECT_NEAR(fast, exact, tol * exact) << mu << " " << eps;
+      EXPECT_NEAR(std::exp(log_fast), exact, tol * exact) << mu << " " << eps;
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 
 namespace dpx::accounting::detail {
 using core::detail::erfcx;
+using core::detail::gaussian_hockey_stick_fast;
 using core::detail::gaussian_hockey_stick_rel_error;
 using core::detail::inf;
 using core::detail::log1mexp;

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <numeric>
 #include <variant>
+#include <vector>
 
 #include "dpx/accounting/gaussian.hpp"
 #include "dpx/core/error.hpp"
@@ -236,17 +237,22 @@ pld_pmf compose(const pld_pmf& a, const pld_pmf& b, double tail_mass) {
 
 namespace {
 
-/// log sum_i p_i e^{lambda l_i} (l_i = (offset + i) h) of the finite part, by Horner's rule in
-/// the direction in which the powers of e^{-|lambda| h} shrink (no overflow, all terms >= 0),
-/// plus a margin covering its rounding, so that it is an upper bound on the true log MGF. R is
-/// the working precision: the margin is multiplied by the composition count in the Chernoff
-/// bound, so large counts need long double (unit roundoff 2^-64) to keep the window narrow.
+/// log sum_i p_i e^{lambda l_i} over masses p_i at losses l_i = (first + i stride) h, by Horner's
+/// rule in the direction in which the powers of e^{-|lambda| stride h} shrink (no overflow, all
+/// terms >= 0), plus a margin covering its rounding (and `extra` more, for masses that were
+/// themselves rounded sums), so that it is an upper bound on the true log MGF. R is the working
+/// precision: the margin is multiplied by the composition count in the Chernoff bound, so large
+/// counts need long double (unit roundoff 2^-64) to keep the window narrow.
 template <class R>
-double log_mgf_upper(const pld_pmf& a, double lambda) {
-  const auto& p = a.probs;
+double log_mgf_upper(const std::vector<double>& p,
+                     std::int64_t first,
+                     std::int64_t stride,
+                     double h_,
+                     double lambda,
+                     double extra = 0.0) {
   const std::size_t n = p.size();
-  const R h = a.discretization;
-  const R w = std::exp(-std::abs(static_cast<R>(lambda)) * h);
+  const R h = h_;
+  const R w = std::exp(-std::abs(static_cast<R>(lambda)) * (static_cast<R>(stride) * h));
   // Horner's rule on four interleaved chains (independent, so the latency of one chain's
   // multiply-add overlaps the others'), combined at the end: sum_r w^(3-r) chain_r. Each term is
   // still rounded at most n + 2 times (the margin below).
@@ -268,11 +274,11 @@ double log_mgf_upper(const pld_pmf& a, double lambda) {
     c[3] = c[3] * w4 + at(k + 3);
   }
   R s = ((c[0] * w + c[1]) * w + c[2]) * w + c[3];
-  R anchor;  // loss of the term with factor 1
-  if (lambda > 0.0) {
-    anchor = static_cast<R>(a.offset + static_cast<std::int64_t>(n) - 1) * h;  // sum p_i w^{n-1-i}
+  R anchor;            // loss of the term with factor 1
+  if (lambda > 0.0) {  // sum p_i w^{n-1-i}
+    anchor = static_cast<R>(first + (static_cast<std::int64_t>(n) - 1) * stride) * h;
   } else {
-    anchor = static_cast<R>(a.offset) * h;  // sum p_i w^i
+    anchor = static_cast<R>(first) * h;  // sum p_i w^i
   }
   if (!(s > 0)) return -inf;
   const R shift = static_cast<R>(lambda) * anchor;
@@ -280,17 +286,45 @@ double log_mgf_upper(const pld_pmf& a, double lambda) {
   // n + 2 roundings of relative size u in the nonnegative sum and in w^n (relative error of
   // exp(-|lambda| h) included), plus the roundings of the shift, the log and the final sum.
   const R u = std::numeric_limits<R>::epsilon();
-  const R margin = 4 * static_cast<R>(n + 2) * u + 4 * u * (std::abs(shift) + std::abs(ls) + 1);
+  const R margin = 4 * static_cast<R>(n + 2) * u + 4 * u * (std::abs(shift) + std::abs(ls) + 1) +
+                   static_cast<R>(extra);
   // Round the result up to double: the next double above the long-double value.
   const double r = static_cast<double>(shift + ls + margin);
   return std::nextafter(r, inf);
 }
 
+template <class R>
+double log_mgf_upper(const pld_pmf& a, double lambda) {
+  return log_mgf_upper<R>(a.probs, a.offset, 1, a.discretization, lambda);
+}
+
+/// A part's finite masses summed in blocks of `block` grid points, each block's mass placed at
+/// its top (`up`, for lambda > 0) or bottom index: e^{lambda l} of every member is at most that
+/// of the placed point, so the log MGF of the blocks bounds the part's from above at ~1/block of
+/// the cost (looser by at most |lambda| block h). Used only to find the octave of lambda.
+struct coarse_part {
+  std::vector<double> mass;
+  std::int64_t first;
+  std::int64_t stride;
+  double extra;  // rounding of the block sums (relative, at most 2 block u)
+};
+coarse_part coarsen(const pld_pmf& a, std::int64_t block, bool up) {
+  coarse_part c;
+  const std::size_t n = a.probs.size(), b = static_cast<std::size_t>(block);
+  c.mass.assign((n + b - 1) / b, 0.0);
+  for (std::size_t i = 0; i < n; ++i) c.mass[i / b] += a.probs[i];
+  c.first = a.offset + (up ? block - 1 : 0);
+  c.stride = block;
+  c.extra = 2.0 * static_cast<double>(block) * std::numeric_limits<double>::epsilon();
+  return c;
+}
+
 /// Chernoff bound on the sum S of count_i copies of each part's finite part: mass{S > s} <=
 /// e^{-lambda s} prod_i M_i(lambda)^count_i for every lambda > 0 (mass{S < s} likewise for lambda <
 /// 0), so the loss beyond which at most tau remains is (count log M(lambda) - log tau) / lambda for
-/// ANY lambda: the search over lambda only tightens the window, it does not affect validity.
-/// Returns the best such loss for the given sign of lambda (+inf / -inf when no lambda helps).
+/// ANY lambda and ANY upper bound on the M_i: the search over lambda only tightens the window,
+/// it does not affect validity. Returns the best such loss for the given sign of lambda (+inf /
+/// -inf when no lambda helps).
 double chernoff_loss(const std::vector<pld_part>& parts, double tau, double sign) {
   const double ltau = std::log(tau);
   // Double precision when its rounding margin, times count, is negligible (< 1e-6 nats / lambda).
@@ -299,12 +333,33 @@ double chernoff_loss(const std::vector<pld_part>& parts, double tau, double sign
     wide = wide ||
            static_cast<double>(count) * static_cast<double>(a->probs.size() + 2) * 0x1p-50 > 1e-6;
   }
-  auto bound = [&](double log_lambda) {
+  // Block-summed parts for the octave scan: the scan only brackets the minimiser (about 20
+  // evaluations), so it runs on bounds ~block times cheaper; the golden-section refinement and
+  // the returned value use the exact sums.
+  constexpr std::int64_t block = 64;
+  std::vector<coarse_part> coarse;
+  for (const auto& [a, count] : parts) {
+    if (a->probs.size() < 16 * static_cast<std::size_t>(block)) {
+      coarse.clear();
+      break;
+    }
+    coarse.push_back(coarsen(*a, block, sign > 0));
+  }
+  auto bound_with = [&](double log_lambda, bool use_coarse) {
     const double lambda = sign * std::exp(log_lambda);
     double sum = 0.0;
-    for (const auto& [a, count] : parts) {
-      const double lm =
-          wide ? log_mgf_upper<long double>(*a, lambda) : log_mgf_upper<double>(*a, lambda);
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const auto& [a, count] = parts[i];
+      double lm;
+      if (use_coarse) {
+        const auto& c = coarse[i];
+        lm = wide ? log_mgf_upper<long double>(
+                        c.mass, c.first, c.stride, a->discretization, lambda, c.extra)
+                  : log_mgf_upper<double>(
+                        c.mass, c.first, c.stride, a->discretization, lambda, c.extra);
+      } else {
+        lm = wide ? log_mgf_upper<long double>(*a, lambda) : log_mgf_upper<double>(*a, lambda);
+      }
       if (!std::isfinite(lm)) return sign * inf;
       sum += static_cast<double>(count) * lm;
     }
@@ -312,6 +367,8 @@ double chernoff_loss(const std::vector<pld_part>& parts, double tau, double sign
     sum += std::abs(sum) * 0x1p-50 * static_cast<double>(parts.size());
     return (sum - ltau) / lambda;
   };
+  auto bound = [&](double log_lambda) { return bound_with(log_lambda, false); };
+  const bool scan_coarse = !coarse.empty();
   // The bound is quasi-convex in lambda; scan octaves, then golden-section in log lambda.
   auto better = [&](double x, double y) { return sign > 0 ? x < y : x > y; };
   // Quasi-convexity also ends the scan two octaves past a finite minimum.
@@ -319,14 +376,29 @@ double chernoff_loss(const std::vector<pld_part>& parts, double tau, double sign
   int best_k = -15;
   for (int k = -14; k <= 16 && (!std::isfinite(best) || k <= best_k + 2); ++k) {
     const double ll = k * std::log(2.0);
-    const double v = bound(ll);
+    const double v = bound_with(ll, scan_coarse);
     if (better(v, best)) {
       best = v;
       best_ll = ll;
       best_k = k;
     }
   }
-  if (!std::isfinite(best)) return best;
+  if (!std::isfinite(best)) {
+    if (!scan_coarse) return best;
+    // The coarse sums can overflow where the exact ones do not: scan exactly.
+    for (int k = -14; k <= 16 && (!std::isfinite(best) || k <= best_k + 2); ++k) {
+      const double ll = k * std::log(2.0);
+      const double v = bound(ll);
+      if (better(v, best)) {
+        best = v;
+        best_ll = ll;
+        best_k = k;
+      }
+    }
+    if (!std::isfinite(best)) return best;
+  } else if (scan_coarse) {
+    best = bound(best_ll);  // the exact value at the chosen octave
+  }
   // Golden section minimises sign * bound (the same steps for either sign).
   const double g = core::minimize_golden([&](double ll) { return sign * bound(ll); },
                                          best_ll - std::log(2.0),
@@ -404,19 +476,37 @@ std::vector<double> circular_product(const std::vector<pld_part>& parts, std::si
   R* r = api::real(n);
   auto* c = api::complex(m);
   auto* acc = api::complex(m);
+  // Bins of the running product that are still non-negligible. A bin whose product has
+  // modulus below 1e-140 (the threshold of complex_power) is set to 0 and skipped by the
+  // later parts: every factor has modulus <= 1 (+ rounding), so it would stay below 1e-140, and
+  // it moves each grid point of the inverse transform by less than 2e-140 / n, far under the
+  // FFT noise floor. With many distinct parts most bins die after the first few, so the
+  // pointwise powers (the latency-bound part of the pass) run on a small set.
+  std::vector<std::size_t> live(m);
+  std::iota(live.begin(), live.end(), std::size_t{0});
+  auto negligible = [](const R& re, const R& im) { return re * re + im * im < R(1e-280); };
   for (std::size_t p = 0; p < parts.size(); ++p) {
     const auto& [a, count] = parts[p];
     std::fill(r, r + n, R(0));
     for (std::size_t j = 0; j < a->probs.size(); ++j) r[j % n] += a->probs[j];
     api::forward(n, r, p == 0 ? acc : c);
-    auto* z = p == 0 ? acc : c;
-    for (std::size_t k = 0; k < m; ++k) complex_power(z[k][0], z[k][1], count);
-    if (p == 0) continue;
-    for (std::size_t k = 0; k < m; ++k) {
-      const R re = acc[k][0] * c[k][0] - acc[k][1] * c[k][1];
-      acc[k][1] = acc[k][0] * c[k][1] + acc[k][1] * c[k][0];
-      acc[k][0] = re;
+    std::size_t kept = 0;
+    for (const std::size_t k : live) {
+      if (p == 0) {
+        complex_power(acc[k][0], acc[k][1], count);
+      } else {
+        complex_power(c[k][0], c[k][1], count);
+        const R re = acc[k][0] * c[k][0] - acc[k][1] * c[k][1];
+        acc[k][1] = acc[k][0] * c[k][1] + acc[k][1] * c[k][0];
+        acc[k][0] = re;
+      }
+      if (negligible(acc[k][0], acc[k][1])) {
+        acc[k][0] = acc[k][1] = R(0);
+      } else {
+        live[kept++] = k;
+      }
     }
+    live.resize(kept);
   }
   api::inverse(n, acc, r);
   const R scale = R(1) / static_cast<R>(n);

@@ -240,7 +240,7 @@ double upper_z(double eta) { return std::sqrt(2.0) * boost::math::erfc_inv(2.0 *
 pld_pmf gaussian_pmf(double sigma, const grid_spec& g, double tail_mass) {
   const double mu = 1.0 / sigma;
   const double z = upper_z(tail_mass);
-  auto hs = [mu](double e) { return std::exp(detail::log_gaussian_hockey_stick_fast(e, mu)); };
+  auto hs = [mu](double e) { return detail::gaussian_hockey_stick_fast(e, mu); };
   return connect_the_dots(hs, mu * mu / 2 - z * mu, mu * mu / 2 + z * mu, g);
 }
 
@@ -258,7 +258,7 @@ pld_pmf subsampled_remove_pmf(double q, double s, const grid_spec& g, double tai
   auto hs = [=](double e) {
     if (e <= l1q) return -std::expm1(e);
     const double ep = detail::log_sub(e, l1q) - lq;
-    return q * std::exp(detail::log_gaussian_hockey_stick_fast(ep, mu));
+    return q * detail::gaussian_hockey_stick_fast(ep, mu);
   };
   const double z = upper_z(tail_mass);
   const double x = 1.0 + z * s;
@@ -275,7 +275,7 @@ pld_pmf subsampled_add_pmf(double q, double s, const grid_spec& g, double tail_m
     if (e >= -l1q) return 0.0;
     const double lf = detail::log1mexp(e + l1q);  // log(1 - e^eps (1 - q))
     const double epp = lq + e - lf;
-    return std::exp(lf + detail::log_gaussian_hockey_stick_fast(epp, mu));
+    return std::exp(lf) * detail::gaussian_hockey_stick_fast(epp, mu);
   };
   const double z = upper_z(tail_mass);
   const double x = z * s;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <variant>
+#include <vector>
 
 #include "dpx/accounting/subsampling.hpp"
 #include "dpx/core/detail/overloaded.hpp"
@@ -24,12 +25,20 @@ void check_alpha(const char* fn, double alpha) {
 /// A = sum_{i=0}^{alpha} C(alpha, i) (1-q)^{alpha-i} q^i exp((i^2 - i) / (2 s^2)).
 double log_a_int(double alpha, double q, double s) {
   const auto n = static_cast<std::int64_t>(alpha);
-  const double lq = std::log(q), l1q = std::log1p(-q), lga = std::lgamma(alpha + 1.0);
+  // log k! for k <= n, kept per thread across calls: the default orders reach 4096 and every
+  // event and order needs the same values (std::lgamma of the same integers: identical terms).
+  thread_local std::vector<double> log_factorial;
+  while (static_cast<std::int64_t>(log_factorial.size()) <= n) {
+    log_factorial.push_back(std::lgamma(static_cast<double>(log_factorial.size()) + 1.0));
+  }
+  const double lq = std::log(q), l1q = std::log1p(-q);
+  const double lga = log_factorial[static_cast<std::size_t>(n)];
   const double inv2s2 = 1.0 / (2.0 * s * s);
   double acc = -inf;
   for (std::int64_t i = 0; i <= n; ++i) {
     const double id = static_cast<double>(i);
-    const double term = lga - std::lgamma(id + 1.0) - std::lgamma(alpha - id + 1.0) + id * lq +
+    const double term = lga - log_factorial[static_cast<std::size_t>(i)] -
+                        log_factorial[static_cast<std::size_t>(n - i)] + id * lq +
                         (alpha - id) * l1q + (id * id - id) * inv2s2;
     acc = detail::log_add(acc, term);
   }

@@ -46,6 +46,9 @@ double log_gaussian_hockey_stick(double epsilon, double mu);
 /// rounding, well inside gaussian_hockey_stick_rel_error; ~3x faster): for the PLD
 /// discretisation, which evaluates the curve at every grid point.
 double log_gaussian_hockey_stick_fast(double epsilon, double mu);
+/// exp(log_gaussian_hockey_stick_fast(eps, mu)) up to a few ulps, without the log / exp round
+/// trip (0 where delta underflows): the PLD discretisation's per-grid-point curve.
+double gaussian_hockey_stick_fast(double epsilon, double mu);
 
 /// Bound on the relative error of exp(log_gaussian_hockey_stick(eps, mu)): the Mills-ratio
 /// difference cancels by a factor ~ u/mu (u = eps/mu - mu/2) in the tail. Searches compare
