@@ -127,13 +127,19 @@ static void BM_heterogeneous_1e4_with_subsampling_pld(benchmark::State& st) {
            core::noise_family::gaussian, 1.5, 100, 10000, core::neighbouring::add_remove}});
 }
 BENCHMARK(BM_heterogeneous_1e4_with_subsampling_pld)->Unit(benchmark::kMillisecond);
+/// The performance target's ledger (docs/performance.md, "100 distinct subsampled Gaussians"):
+/// 10^4 events over q = 0.01, sigma = 1 + 0.01 i (i < 100), cycled, one epsilon(1e-5) query at
+/// the default options. Process CPU time, since the machine's other load makes wall time noisy;
+/// pld_distinct_cpu.cpp times the same ledger without the benchmark loop.
 static void BM_heterogeneous_1e4_100_distinct_pld(benchmark::State& st) {
   std::vector<core::privacy_event> kinds;
   for (int i = 0; i < 100; ++i)
     kinds.emplace_back(core::subsampled_gaussian_event{0.01, 1.0 + 0.01 * i});
   compose_cycled<acc::pld_accountant>(st, kinds);
 }
-BENCHMARK(BM_heterogeneous_1e4_100_distinct_pld)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_heterogeneous_1e4_100_distinct_pld)
+    ->Unit(benchmark::kMillisecond)
+    ->MeasureProcessCPUTime();
 
 static void pld_event_T1e4(benchmark::State& st, const core::privacy_event& e) {
   acc::pld_bracket b;

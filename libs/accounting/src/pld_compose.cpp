@@ -487,8 +487,14 @@ std::vector<double> circular_product(const std::vector<pld_part>& parts, std::si
   auto negligible = [](const R& re, const R& im) { return re * re + im * im < R(1e-280); };
   for (std::size_t p = 0; p < parts.size(); ++p) {
     const auto& [a, count] = parts[p];
-    std::fill(r, r + n, R(0));
-    for (std::size_t j = 0; j < a->probs.size(); ++j) r[j % n] += a->probs[j];
+    const auto& probs = a->probs;
+    if (probs.size() <= n) {  // the usual case: one copy and zeros, without a second pass
+      std::copy(probs.begin(), probs.end(), r);
+      std::fill(r + probs.size(), r + n, R(0));
+    } else {
+      std::fill(r, r + n, R(0));
+      for (std::size_t j = 0; j < probs.size(); ++j) r[j % n] += probs[j];
+    }
     api::forward(n, r, p == 0 ? acc : c);
     std::size_t kept = 0;
     for (const std::size_t k : live) {
