@@ -32,6 +32,20 @@ def _phi(x):
     return mp.ncdf(x)
 
 
+def _bisect(above, lo, hi, steps=200, digits=30):
+    """The upper end of [lo, hi] after bisecting on a predicate true below the root and false
+    above it (``above(x)``: δ(x) still above the target), to ``digits`` relative digits."""
+    for _ in range(steps):
+        mid = (lo + hi) / 2
+        if above(mid):
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= mp.mpf(10) ** -digits * hi:
+            break
+    return hi
+
+
 def gaussian_delta(epsilon, mu):
     """Exact δ(ε) of the Gaussian mechanism with μ = Δ/σ (Balle & Wang 2018, Thm 8)."""
     e = mp.mpf(epsilon)
@@ -48,15 +62,7 @@ def gaussian_epsilon(delta, sigma, count=1):
     lo, hi = mp.mpf(0), mu * mu / 2 + mu * mp.sqrt(2 * mp.log(1 / d)) + 10
     while gaussian_delta(hi, mu) > d:
         hi *= 2
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if gaussian_delta(mid, mu) > d:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= mp.mpf(10) ** -30 * hi:
-            break
-    return float(hi)
+    return float(_bisect(lambda x: gaussian_delta(x, mu) > d, lo, hi))
 
 
 def laplace_epsilon(delta, scale):
@@ -112,15 +118,7 @@ def gaussian_sigma(epsilon, delta):
     lo, hi = mp.mpf("1e-6"), mp.mpf(1)
     while gaussian_delta(e, 1 / hi) > d:
         hi *= 2
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if gaussian_delta(e, 1 / mid) > d:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= mp.mpf(10) ** -30 * hi:
-            break
-    return hi
+    return _bisect(lambda x: gaussian_delta(e, 1 / x) > d, lo, hi)
 
 
 def _ih_exp_integral(n, beta, x0):
@@ -179,12 +177,4 @@ def laplace_composed_epsilon(delta, scale, count):
     lo, hi = mp.mpf(0), mp.mpf(count) / mp.mpf(scale)
     if laplace_delta(lo, scale, count) <= d:
         return 0.0
-    for _ in range(120):
-        mid = (lo + hi) / 2
-        if laplace_delta(mid, scale, count) > d:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= mp.mpf(10) ** -25 * hi:
-            break
-    return float(hi)
+    return float(_bisect(lambda x: laplace_delta(x, scale, count) > d, lo, hi, 120, 25))
